@@ -1,0 +1,13 @@
+export { run } from './cli.js';
+export type { CliIo } from './cli.js';
+export { parseArgs, DEFAULT_TIMEOUT_MS, DEFAULT_WAIT_MS } from './args.js';
+export type { Command, CredentialPut, GlobalOptions, ParsedArgs, VaultAction, Approval } from './args.js';
+export { ExitCode, exitCodeForReply, exitCodeForError, isRecordView } from './exit-code.js';
+export { summaryLine } from './summary.js';
+export { renderProgressBar, parseProgress, ProgressReporter } from './progress.js';
+export type { Progress, ProgressSink } from './progress.js';
+export { locateJsonError } from './json-position.js';
+export type { JsonErrorLocation } from './json-position.js';
+export { connectBroker, parseServers, redactUrl, START_HINT } from './broker.js';
+export type { Broker, BrokerReply } from './broker.js';
+export { UsageError, InvalidJsonError, NotAvailableError, BrokerUnreachableError, BadReplyError, UnreachableReason } from './errors.js';

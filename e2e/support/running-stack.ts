@@ -1,0 +1,139 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { connectNats, ensureJournal, type JournalResources } from '@postern/journal';
+import { freePort, startNatsServer, type NatsServerHandle } from '@postern/testkit';
+// The launcher that `npm start` uses: the e2e suite runs exactly what users run.
+import { startStack } from '../../infra/scripts/stack.mjs';
+
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Stack {
+  natsUrl: string;
+  apiUrl: string;
+  stop(): Promise<void>;
+}
+
+/** The whole broker as processes against a nats-server of its own, on 127.0.0.1 only. */
+export class RunningStack {
+  nc!: NatsConnection;
+  res!: JournalResources;
+  apiUrl = '';
+  readonly lines: string[] = [];
+  private stack: Stack | null = null;
+
+  private constructor(
+    readonly nats: NatsServerHandle,
+    readonly home: string,
+    readonly prefix: string,
+    readonly env: Record<string, string>,
+  ) {}
+
+  static async start(options: { prefix?: string; dbUrl?: string } = {}): Promise<RunningStack> {
+    const nats = await startNatsServer();
+    const home = await mkdtemp(join(tmpdir(), 'postern-e2e-'));
+    const prefix = options.prefix ?? 'e2e';
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      NATS_URL: nats.url,
+      POSTERN_PREFIX: prefix,
+      POSTERN_HOME: home,
+      POSTERN_HTTP_PORT: String(await freePort()),
+      ...(options.dbUrl ? { POSTERN_DB_URL: options.dbUrl } : {}),
+    };
+    const stack = new RunningStack(nats, home, prefix, env);
+    await stack.boot();
+    return stack;
+  }
+
+  private async boot(): Promise<void> {
+    this.stack = (await startStack({
+      home: this.home,
+      env: this.env,
+      log: (line: string) => this.lines.push(line),
+      services: ['intake', 'projector'],
+      graceMs: 5_000,
+    })) as Stack;
+    this.apiUrl = this.stack.apiUrl;
+    this.nc = await connectNats({ servers: this.nats.url, name: 'e2e' });
+    this.res = await ensureJournal(this.nc, this.prefix);
+    await this.waitUntilReady();
+  }
+
+  /** Stops the services (not NATS) and starts them again on the same home. */
+  async restartServices(): Promise<void> {
+    await this.stack?.stop();
+    await this.nc.close();
+    await this.boot();
+  }
+
+  private async waitUntilReady(): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    for (let i = 0; i < 300 && Date.now() < deadline; i++) {
+      const api = await fetch(`${this.apiUrl}/healthz`).then((r) => r.ok, () => false);
+      const intake = api && (await this.request('actions.get', { invocation_id: 'act_probe' }).then(() => true, () => false));
+      if (intake) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`the stack did not come up within 30 s:\n${this.lines.slice(-20).join('\n')}`);
+  }
+
+  async request(subject: string, body: unknown): Promise<any> {
+    const payload = typeof body === 'string' ? body : JSON.stringify(body);
+    const msg = await this.nc.request(`${this.prefix}.v1.${subject}`, payload, { timeout: 5_000 });
+    return JSON.parse(new TextDecoder().decode(msg.data));
+  }
+
+  async api(path: string): Promise<{ status: number; body: any }> {
+    const res = await fetch(`${this.apiUrl}${path}`);
+    return { status: res.status, body: await res.json() };
+  }
+
+  /** Polls the read API until `accept` holds for the record (bounded). */
+  async projected(id: string, accept: (view: any) => boolean = () => true): Promise<any> {
+    const deadline = Date.now() + 15_000;
+    let last: { status: number; body: any } = { status: 0, body: null };
+    for (let i = 0; i < 150 && Date.now() < deadline; i++) {
+      last = await this.api(`/v1/invocations/${id}`);
+      if (last.status === 200 && accept(last.body)) return last.body;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`invocation ${id} was not projected as expected: ${JSON.stringify(last)}`);
+  }
+
+  async streamMessages(): Promise<number> {
+    const info = await this.res.jsm.streams.info(this.res.names.stream);
+    return info.state.messages;
+  }
+
+  /** Runs the built CLI with this stack's environment. */
+  cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [join(REPO_ROOT, 'apps/cli/bin/postern.js'), ...args], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, ...this.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code: code ?? -1, stdout, stderr });
+      });
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.nc?.close().catch(() => undefined);
+    await this.stack?.stop();
+    await this.nats.stop();
+    await rm(this.home, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,61 @@
+import { Code } from './code.js';
+import { Phase } from './phase.js';
+
+/**
+ * The phase each code belongs to (CONTRACT.md section 11). Codes that can be
+ * said about any request (NOT_FOUND, ...) have no phase of their own: null.
+ * IDEMPOTENCY_MISMATCH is listed under validation and remote_execution; the
+ * validation reading is the default, a remote 422 sets its phase explicitly.
+ */
+export const CODE_PHASE: Record<Code, Phase | null> = {
+  [Code.BAD_REQUEST]: Phase.validation,
+  [Code.MISSING_FIELD]: Phase.validation,
+  [Code.INVALID_TARGET]: Phase.validation,
+  [Code.UNSUPPORTED_ACTION]: Phase.validation,
+  [Code.PAYLOAD_LIMIT]: Phase.validation,
+  [Code.TARGET_NOT_ALLOWED]: Phase.validation,
+  [Code.UNKNOWN_CREDENTIAL]: Phase.validation,
+  [Code.FORBIDDEN_HEADER]: Phase.validation,
+  [Code.IDEMPOTENCY_UNSUPPORTED]: Phase.validation,
+  [Code.IDEMPOTENCY_MISMATCH]: Phase.validation,
+  [Code.BINDING_CHANGED]: Phase.validation,
+  [Code.VAULT_LOCKED]: Phase.credential_injection,
+  [Code.APPROVAL_DENIED]: Phase.credential_injection,
+  [Code.APPROVAL_TIMEOUT]: Phase.credential_injection,
+  [Code.CREDENTIAL_SCOPE_MISMATCH]: Phase.credential_injection,
+  [Code.CREDENTIAL_MISSING]: Phase.credential_injection,
+  [Code.INJECTION_MODE_UNSUPPORTED]: Phase.credential_injection,
+  [Code.CREDENTIAL_DECRYPT_FAILED]: Phase.credential_injection,
+  [Code.DNS_FAILED]: Phase.connection_setup,
+  [Code.CONNECT_REFUSED]: Phase.connection_setup,
+  [Code.CONNECT_TIMEOUT]: Phase.connection_setup,
+  [Code.NETWORK_UNREACHABLE]: Phase.connection_setup,
+  [Code.TLS_CERT_REJECTED]: Phase.connection_setup,
+  [Code.TLS_HANDSHAKE_FAILED]: Phase.connection_setup,
+  [Code.PROXY_TUNNEL_FAILED]: Phase.connection_setup,
+  [Code.SSH_HANDSHAKE_FAILED]: Phase.connection_setup,
+  [Code.SSH_HOST_KEY_REJECTED]: Phase.connection_setup,
+  [Code.SSH_AUTH_FAILED]: Phase.connection_setup,
+  [Code.REMOTE_OUTCOME_UNKNOWN]: Phase.remote_execution,
+  [Code.REMOTE_RESULT_INCOMPLETE]: Phase.remote_execution,
+  [Code.REMOTE_REJECTED]: Phase.remote_execution,
+  [Code.RATE_LIMITED]: Phase.remote_execution,
+  [Code.REMOTE_ERROR_RESPONSE]: Phase.remote_execution,
+  [Code.RESPONSE_TRUNCATED]: Phase.remote_execution,
+  [Code.IDEMPOTENCY_KEY_IN_USE]: Phase.remote_execution,
+  [Code.SSH_CHANNEL_OPEN_FAILED]: Phase.remote_execution,
+  [Code.SSH_EXEC_REJECTED]: Phase.remote_execution,
+  [Code.REMOTE_EXIT_NONZERO]: Phase.remote_execution,
+  [Code.REMOTE_OUTPUT_TRUNCATED]: Phase.remote_execution,
+  [Code.REMOTE_OUTPUT_INCOMPLETE]: Phase.remote_execution,
+  [Code.CALLER_CANCELLED]: Phase.remote_execution,
+  [Code.RETRY_BUDGET_EXHAUSTED]: Phase.remote_execution,
+  [Code.RESULT_DELIVERY_FAILED]: Phase.result_delivery,
+  [Code.RESULT_STORE_FAILED]: Phase.result_delivery,
+  [Code.RESULT_EXPIRED]: Phase.result_delivery,
+  [Code.NOT_FOUND]: null,
+  [Code.DIGEST_MISMATCH]: null,
+  [Code.RETRY_NOT_ALLOWED]: null,
+  [Code.APPROVAL_STALE]: null,
+  [Code.ALREADY_RESOLVED]: null,
+};

@@ -1,0 +1,13 @@
+export { parsePolicy } from './parse-policy.js';
+export type { PolicyError, PolicyParseResult } from './policy-error.js';
+export { PolicyFileError } from './errors.js';
+export { loadPolicyFile, ensurePolicyFile } from './policy-file.js';
+export { DEFAULT_POLICY_YAML } from './default-policy-yaml.js';
+export { DEFAULT_DISPATCH, DEFAULT_LIMITS, DEFAULT_RESULTS, DEFAULT_TIMEOUTS_MS } from './policy-defaults.js';
+export { matchTarget } from './match-target.js';
+export type { TargetAddress } from './match-target.js';
+export { parseTargetMatch, DEFAULT_PORTS } from './target-match.js';
+export type { TargetMatch, TargetMatchResult, MatchScheme } from './target-match.js';
+export { policyEntryDigest } from './policy-entry-digest.js';
+export { PolicyStore } from './policy-store.js';
+export type { PolicyStoreOptions } from './policy-store.js';
