@@ -177,7 +177,7 @@ beforeAll(async () => {
   serve(s.vaultStatus, () => ({ state: 'locked', public_key: 'AAAA' }));
   serve(s.projectorReplay, (req, msg) => {
     const progress = req.progress_subject as string;
-    for (let i = 1; i <= 4; i++) nc.publish(progress, JSON.stringify({ processed: i * 500, total: 2000 }));
+    for (let i = 1; i <= 4; i++) nc.publish(progress, JSON.stringify({ seq: i * 500, last_seq: 2000 }));
     // Flushed before the reply so the progress is seen first, as from a real projector.
     void nc.flush().then(() => msg.respond(JSON.stringify({ events: 2000, invocations: 400, anomalies: 1, last_seq: 2000 })));
     return undefined;

@@ -18,12 +18,12 @@ describe('renderProgressBar', () => {
 });
 
 describe('parseProgress', () => {
-  it('reads processed and total, with aliases, and ignores what it cannot read', () => {
-    expect(parseProgress({ processed: 5, total: 10 })).toEqual({ processed: 5, total: 10 });
-    expect(parseProgress({ done: 5, total_events: 10 })).toEqual({ processed: 5, total: 10 });
-    expect(parseProgress({ events: 5 })).toEqual({ processed: 5, total: null });
-    expect(parseProgress({ processed: 5, total: 0 })).toEqual({ processed: 5, total: null });
-    expect(parseProgress({ processed: -1 })).toBeNull();
+  it("reads the projector's seq and last_seq, and ignores what it cannot read", () => {
+    expect(parseProgress({ seq: 5, last_seq: 10 })).toEqual({ processed: 5, total: 10 });
+    expect(parseProgress({ seq: 5 })).toEqual({ processed: 5, total: null });
+    expect(parseProgress({ seq: 5, last_seq: 0 })).toEqual({ processed: 5, total: null });
+    expect(parseProgress({ processed: 5, total: 10 })).toBeNull();
+    expect(parseProgress({ seq: -1 })).toBeNull();
     expect(parseProgress('5')).toBeNull();
     expect(parseProgress(null)).toBeNull();
   });

@@ -14,16 +14,16 @@ function count(value: unknown): number | null {
 }
 
 /**
- * Reads one progress message from the projector. The count of events applied
- * so far is `processed` (`done` and `events` are accepted as aliases); the
- * journal size at the start of the replay is `total`. Anything else is ignored.
+ * Reads one progress message of `P.v1.projector.replay`: `{"seq", "last_seq"}`,
+ * the stream sequence applied so far and the journal's last sequence when the
+ * replay started. Anything else is ignored.
  */
 export function parseProgress(message: unknown): Progress | null {
   if (typeof message !== 'object' || message === null) return null;
   const m = message as Record<string, unknown>;
-  const processed = count(m.processed) ?? count(m.done) ?? count(m.events);
+  const processed = count(m.seq);
   if (processed === null) return null;
-  const total = count(m.total) ?? count(m.total_events);
+  const total = count(m.last_seq);
   return { processed, total: total === null || total === 0 ? null : total };
 }
 
