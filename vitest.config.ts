@@ -38,6 +38,15 @@ export default defineConfig({
         },
       },
       {
+        // The launcher's own scripts: plain node modules, no workspace transforms.
+        test: {
+          name: 'infra',
+          include: ['infra/**/*.spec.mjs'],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
         ...shared,
         test: {
           name: 'e2e',
