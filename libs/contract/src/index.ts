@@ -22,6 +22,8 @@ export type { AttemptState, EvidenceState, InvocationState } from './invocation-
 export { INVOCATION_ID_PATTERN, INVOCATION_ID_PREFIX, isInvocationId, newInvocationId } from './invocation-id.js';
 export { ServiceName } from './journal-event.js';
 export type { JournalEvent, StoredEvent } from './journal-event.js';
+export { leaseIsLive, nextLease, renewedLease } from './lease.js';
+export type { Lease } from './lease.js';
 export { MESSAGES } from './messages.js';
 export { resourceNames, subjects } from './names.js';
 export type { ResourceNames, Subjects } from './names.js';

@@ -25,6 +25,11 @@ export interface Subjects {
   credentialsRevoke: string;
   /** Asks the projector to rebuild its read model from the journal. */
   projectorReplay: string;
+  /**
+   * Service-only: the dispatcher holding an attempt's lease asks the
+   * credential service for the secret, sealed to a one-time key.
+   */
+  credentialsRelease: string;
   /** The subject that holds every event of one invocation. */
   evt: (invocationId: string) => string;
   /** The journal stream's subject filter. */
@@ -54,6 +59,7 @@ export function subjects(prefix: string): Subjects {
     credentialsList: `${p}.credentials.list`,
     credentialsRevoke: `${p}.credentials.revoke`,
     projectorReplay: `${p}.projector.replay`,
+    credentialsRelease: `${p}.internal.credentials.release`,
     evt: (invocationId: string) => `${p}.evt.${invocationId}`,
     evtAll: `${p}.evt.>`,
   };
