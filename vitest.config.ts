@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 // condition), so tests never run against a stale build.
 const shared = {
   resolve: { conditions: ['source'] },
+  // Tests run on the server side of vite, which has its own condition list.
+  ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   plugins: [swc.vite({ module: { type: 'es6' } })],
 };
 

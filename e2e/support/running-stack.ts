@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,9 +30,19 @@ export class RunningStack {
     readonly home: string,
     readonly prefix: string,
     readonly env: Record<string, string>,
+    readonly services: string[],
   ) {}
 
-  static async start(options: { prefix?: string; dbUrl?: string } = {}): Promise<RunningStack> {
+  static async start(
+    options: {
+      prefix?: string;
+      dbUrl?: string;
+      services?: string[];
+      env?: Record<string, string>;
+      /** Written to `$POSTERN_HOME/postern.yaml` before the services start. */
+      policy?: string;
+    } = {},
+  ): Promise<RunningStack> {
     const nats = await startNatsServer();
     const home = await mkdtemp(join(tmpdir(), 'postern-e2e-'));
     const prefix = options.prefix ?? 'e2e';
@@ -43,8 +53,10 @@ export class RunningStack {
       POSTERN_HOME: home,
       POSTERN_HTTP_PORT: String(await freePort()),
       ...(options.dbUrl ? { POSTERN_DB_URL: options.dbUrl } : {}),
+      ...options.env,
     };
-    const stack = new RunningStack(nats, home, prefix, env);
+    if (options.policy !== undefined) await writeFile(join(home, 'postern.yaml'), options.policy);
+    const stack = new RunningStack(nats, home, prefix, env, options.services ?? ['intake', 'projector']);
     await stack.boot();
     return stack;
   }
@@ -54,7 +66,7 @@ export class RunningStack {
       home: this.home,
       env: this.env,
       log: (line: string) => this.lines.push(line),
-      services: ['intake', 'projector'],
+      services: this.services,
       graceMs: 5_000,
     })) as Stack;
     this.apiUrl = this.stack.apiUrl;
@@ -81,9 +93,9 @@ export class RunningStack {
     throw new Error(`the stack did not come up within 30 s:\n${this.lines.slice(-20).join('\n')}`);
   }
 
-  async request(subject: string, body: unknown): Promise<any> {
+  async request(subject: string, body: unknown, timeoutMs = 5_000): Promise<any> {
     const payload = typeof body === 'string' ? body : JSON.stringify(body);
-    const msg = await this.nc.request(`${this.prefix}.v1.${subject}`, payload, { timeout: 5_000 });
+    const msg = await this.nc.request(`${this.prefix}.v1.${subject}`, payload, { timeout: timeoutMs });
     return JSON.parse(new TextDecoder().decode(msg.data));
   }
 
@@ -110,13 +122,14 @@ export class RunningStack {
   }
 
   /** Runs the built CLI with this stack's environment. */
-  cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  cli(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
     return new Promise((resolve, reject) => {
       const child = spawn(process.execPath, [join(REPO_ROOT, 'apps/cli/bin/postern.js'), ...args], {
         cwd: REPO_ROOT,
         env: { ...process.env, ...this.env },
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       });
+      if (input !== undefined) child.stdin?.end(input);
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));

@@ -90,6 +90,45 @@ describe('parseArgs', () => {
     );
   });
 
+  it('reads the flags each injection mode needs', () => {
+    const base = ['credential', 'put', 'api', '--scope', 'http://127.0.0.1:*'];
+    expect(parseArgs([...base, '--type', 'http_bearer']).command).toMatchObject({
+      put: { type: CredentialType.http_bearer, user: null, headerName: null, param: null, approval: 'none' },
+    });
+    expect(parseArgs([...base, '--type', 'http_basic', '--user', 'alice']).command).toMatchObject({
+      put: { type: CredentialType.http_basic, user: 'alice' },
+    });
+    expect(parseArgs([...base, '--type=http_header', '--header-name=X-Api-Key']).command).toMatchObject({
+      put: { type: CredentialType.http_header, headerName: 'X-Api-Key' },
+    });
+    expect(parseArgs([...base, '--type', 'http_query', '--param', 'api_key', '--approval', 'none']).command).toMatchObject({
+      put: { type: CredentialType.http_query, param: 'api_key', approval: 'none' },
+    });
+    expect(parseArgs([...base, '--type', 'ssh_password']).command).toMatchObject({ put: { user: null } });
+  });
+
+  it.each([
+    [['--type', 'http_basic'], '--type http_basic needs --user'],
+    [['--type', 'http_bearer', '--header-name', 'X-Key'], '--header-name applies only to --type http_header'],
+    [['--type', 'http_bearer', '--param', 'key'], '--param applies only to --type http_query'],
+    [['--type', 'http_query', '--param', 'key', '--user', 'u'], '--user applies only to --type http_basic, ssh_key, ssh_password'],
+    [['--type', 'http_bearer', '--user', 'u', '--user', 'v'], '--user given more than once'],
+    [['--type', 'http_basic', '--user', 'u', '--approval', 'none', '--approval', 'per_call'], '--approval given more than once'],
+    [['--scope', 'x'], 'credential put needs --type'],
+    [['--type', 'http_bearer', '--scope'], '--scope needs a value'],
+    [['--type', 'http_bearer', '--scope', 'x', '--param'], '--param needs a value'],
+  ])('refuses credential put with %j', (flags, message) => {
+    const scoped = flags.includes('--scope') ? flags : [...flags, '--scope', 'http://127.0.0.1:*'];
+    expect(() => parseArgs(['credential', 'put', 'api', ...scoped])).toThrow(message);
+  });
+
+  it('refuses credential put without an id, with two ids, and credential flags on other commands', () => {
+    expect(() => parseArgs(['credential', 'put', '--type', 'http_bearer', '--scope', 'x'])).toThrow('missing credential id');
+    expect(() => parseArgs(['credential', 'put', 'a', 'b', '--type', 'http_bearer', '--scope', 'x'])).toThrow('unexpected argument "b"');
+    expect(() => parseArgs(['credential', 'list', '--type', 'http_bearer'])).toThrow('--type does not apply to `credential list`');
+    expect(() => parseArgs(['vault', 'unlock', '--scope', 'x'])).toThrow('--scope does not apply to `vault unlock`');
+  });
+
   it('never accepts a secret on the command line', () => {
     expect(() => parseArgs(['credential', 'put', 'k', '--type', 'http_bearer', '--scope', 'x', '--secret', 's3cr3t'])).toThrow(
       'secrets are read from stdin',

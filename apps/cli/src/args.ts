@@ -55,6 +55,7 @@ const COMMAND_FLAGS: Record<string, ReadonlySet<string>> = {
 const VAULT_ACTIONS: readonly VaultAction[] = ['init', 'unlock', 'lock', 'status'];
 const APPROVALS: readonly Approval[] = ['none', 'per_call'];
 const CREDENTIAL_TYPES: readonly string[] = Object.values(CredentialType);
+const USER_TYPES: readonly string[] = [CredentialType.http_basic, CredentialType.ssh_key, CredentialType.ssh_password];
 
 interface Tokens {
   positionals: string[];
@@ -160,11 +161,26 @@ function parseCredentialPut(tokens: Tokens, rest: string[]): CredentialPut {
   if (type === CredentialType.http_query && param === null) {
     throw new UsageError('--type http_query needs --param');
   }
+  const user = single(tokens, 'user');
+  if (type === CredentialType.http_basic && user === null) {
+    throw new UsageError('--type http_basic needs --user (the secret on stdin is the password)');
+  }
+  // A flag the type ignores is almost always a mistyped --type: refuse it
+  // rather than store a credential that injects something else.
+  if (headerName !== null && type !== CredentialType.http_header) {
+    throw new UsageError(`--header-name applies only to --type ${CredentialType.http_header}`);
+  }
+  if (param !== null && type !== CredentialType.http_query) {
+    throw new UsageError(`--param applies only to --type ${CredentialType.http_query}`);
+  }
+  if (user !== null && !USER_TYPES.includes(type)) {
+    throw new UsageError(`--user applies only to --type ${USER_TYPES.join(', ')}`);
+  }
   return {
     id: id as string,
     type: type as CredentialType,
     scope,
-    user: single(tokens, 'user'),
+    user,
     headerName,
     param,
     approval: approval as Approval,

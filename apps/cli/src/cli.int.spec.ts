@@ -8,11 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { Code, Outcome, Phase, Retry, Stage, Status, subjects } from '@postern/contract';
 import { freePort, startNatsServer, type NatsServerHandle } from '@postern/testkit';
+import { generateSealKeyPair, openSealed, publicKeyBase64, type SealKeyPair } from '@postern/vault';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const bin = join(repo, 'apps', 'cli', 'bin', 'postern.js');
 const PREFIX = 'clitest';
 const AWAIT_PREFIX = 'cliawait';
+const BADKEY_PREFIX = 'clibadkey';
+const LOCKED_PREFIX = 'clilocked';
 const RUN_TIMEOUT_MS = 20_000;
 
 interface RunResult {
@@ -97,6 +100,42 @@ const sha = (b: Uint8Array): string => `sha256:${createHash('sha256').update(b).
 let nats: NatsServerHandle;
 let nc: NatsConnection;
 const received: Record<string, unknown[]> = {};
+/** Every request body exactly as it crossed the bus, to prove no plaintext was in it. */
+const rawRequests: string[] = [];
+
+// The stand-in credential service: a real key pair, and what it opened.
+let serviceKeys: SealKeyPair;
+const opened: Record<string, string[]> = {};
+let vaultState = 'uninitialized';
+let vaultPassphrase: string | null = null;
+const stored = new Map<string, Record<string, unknown>>();
+
+/** Every form the CONTRACT forbids a secret to appear in. */
+function encodings(secret: string): string[] {
+  const b = Buffer.from(secret, 'utf8');
+  return [secret, b.toString('base64'), b.toString('base64url'), b.toString('hex'), encodeURIComponent(secret)];
+}
+
+function expectNowhere(secret: string, ...texts: string[]): void {
+  for (const text of [...texts, ...rawRequests]) {
+    for (const form of encodings(secret)) expect(text).not.toContain(form);
+  }
+}
+
+function open(kind: string, sealed: unknown): string | null {
+  if (typeof sealed !== 'string') return null;
+  try {
+    const text = Buffer.from(openSealed(serviceKeys, sealed)).toString('utf8');
+    (opened[kind] ??= []).push(text);
+    return text;
+  } catch {
+    return null;
+  }
+}
+
+const vaultError = (code: string, message: string): unknown => ({
+  error: { code, phase: Phase.credential_injection, outcome: Outcome.not_attempted, retry: Retry.after_correction, message },
+});
 
 function serve(subject: string, handle: (body: Record<string, unknown>, msg: Msg) => unknown): void {
   nc.subscribe(subject, {
@@ -110,6 +149,7 @@ function serve(subject: string, handle: (body: Record<string, unknown>, msg: Msg
         return;
       }
       (received[subject] ??= []).push(body);
+      rawRequests.push(msg.string());
       const reply = handle(body, msg);
       if (reply !== undefined) msg.respond(JSON.stringify(reply));
     },
@@ -174,7 +214,45 @@ beforeAll(async () => {
   serve(s.resultsAck, (req) =>
     req.result_digest === 'sha256:result-ok' ? record('act_ok', { delivered: true }) : { error: { ...notFound, code: Code.DIGEST_MISMATCH } },
   );
-  serve(s.vaultStatus, () => ({ state: 'locked', public_key: 'AAAA' }));
+  serviceKeys = generateSealKeyPair();
+  const vaultReply = (): unknown => ({ state: vaultState, public_key: publicKeyBase64(serviceKeys) });
+  serve(s.vaultStatus, vaultReply);
+  serve(s.vaultInit, (req) => {
+    const passphrase = open('init', req.passphrase_sealed);
+    if (passphrase === null) return vaultError(Code.BAD_REQUEST, 'The passphrase could not be opened.');
+    if (vaultState !== 'uninitialized') return vaultError(Code.BAD_REQUEST, 'The vault exists.');
+    vaultPassphrase = passphrase;
+    vaultState = 'ready';
+    return vaultReply();
+  });
+  serve(s.vaultUnlock, (req) => {
+    const passphrase = open('unlock', req.passphrase_sealed);
+    if (passphrase === null || passphrase !== vaultPassphrase) return vaultError(Code.VAULT_LOCKED, 'Wrong passphrase.');
+    vaultState = 'ready';
+    return vaultReply();
+  });
+  serve(s.vaultLock, () => {
+    vaultState = 'locked';
+    return vaultReply();
+  });
+  serve(s.credentialsPut, (req) => {
+    const secret = open('put', req.secret_sealed);
+    if (secret === null) return vaultError(Code.BAD_REQUEST, 'The secret could not be opened.');
+    const { secret_sealed: _sealed, ...meta } = req;
+    const previous = stored.get(req.id as string);
+    const credential = { ...meta, version: ((previous?.version as number | undefined) ?? 0) + 1, created_at: '2025-01-01T00:00:00.000Z' };
+    stored.set(req.id as string, credential);
+    return { credential };
+  });
+  serve(s.credentialsList, () => ({ credentials: [...stored.values()] }));
+  serve(s.credentialsRevoke, (req) => {
+    const credential = stored.get(req.id as string);
+    if (credential === undefined) return { error: { ...notFound, message: 'No such credential.' } };
+    credential.revoked = true;
+    return { credential };
+  });
+  serve(subjects(BADKEY_PREFIX).vaultStatus, () => ({ state: 'ready', public_key: 'AAAA' }));
+  serve(subjects(LOCKED_PREFIX).vaultStatus, () => vaultError(Code.VAULT_LOCKED, 'The vault is locked; an operator must unlock it.'));
   serve(s.projectorReplay, (req, msg) => {
     const progress = req.progress_subject as string;
     for (let i = 1; i <= 4; i++) nc.publish(progress, JSON.stringify({ seq: i * 500, last_seq: 2000 }));
@@ -273,14 +351,6 @@ describe('postern (built, as a child process)', () => {
     expect(received[subjects(PREFIX).resultsAck]?.at(-1)).toEqual({ invocation_id: 'act_ok', result_digest: 'sha256:result-ok' });
   });
 
-  it('prints the vault state, and refuses vault init as not available yet with exit 2', async () => {
-    const status = await runCli(['--json', 'vault', 'status']);
-    expect(status.code).toBe(0);
-    expect(JSON.parse(status.stdout)).toEqual({ state: 'locked', public_key: 'AAAA' });
-    const init = await runCli(['vault', 'init']);
-    expect(init.code).toBe(2);
-    expect(init.stderr).toContain('not available yet in this version');
-  });
 
   it('replays with progress on stderr and the summary on stdout', async () => {
     const res = await runCli(['replay']);
@@ -320,5 +390,194 @@ describe('postern (built, as a child process)', () => {
     const unknown = await runCli(['launch']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "launch"');
+  });
+});
+
+describe('postern vault and credential (sealed to a stand-in credential service)', () => {
+  const PASSPHRASE = 'canary-passphrase-7Q2 with spaces';
+  const TOKEN = 'canary-token-x9F/+=&?';
+
+  it('prints the vault state and public key', async () => {
+    const res = await runCli(['--json', 'vault', 'status']);
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({ state: 'uninitialized', public_key: publicKeyBase64(serviceKeys) });
+    expect(res.stderr).toBe('');
+  });
+
+  it('inits the vault with the first line of stdin, sealed: the service opens it intact and it appears nowhere else', async () => {
+    const res = await runCli(['--json', 'vault', 'init'], { stdin: `${PASSPHRASE}\r\nignored second line\n` });
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({ state: 'ready', public_key: publicKeyBase64(serviceKeys) });
+    expect(res.stdout.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toBe('');
+    expect(opened.init).toEqual([PASSPHRASE]);
+    const request = received[subjects(PREFIX).vaultInit]?.at(-1) as Record<string, unknown>;
+    expect(Object.keys(request)).toEqual(['passphrase_sealed']);
+    expectNowhere(PASSPHRASE, res.stdout, res.stderr);
+  });
+
+  it('locks, refuses a wrong passphrase with exit 1, and unlocks with the right one', async () => {
+    const lock = await runCli(['--json', 'vault', 'lock']);
+    expect(lock.code).toBe(0);
+    expect(JSON.parse(lock.stdout)).toMatchObject({ state: 'locked' });
+    expect(received[subjects(PREFIX).vaultLock]?.at(-1)).toEqual({});
+
+    const wrong = await runCli(['vault', 'unlock'], { stdin: 'not-the-passphrase\n' });
+    expect(wrong.code).toBe(1);
+    expect(JSON.parse(wrong.stdout)).toMatchObject({ error: { code: Code.VAULT_LOCKED } });
+    expect(vaultState).toBe('locked');
+
+    const right = await runCli(['vault', 'unlock'], { stdin: `${PASSPHRASE}\n` });
+    expect(right.code).toBe(0);
+    expect(JSON.parse(right.stdout)).toMatchObject({ state: 'ready' });
+    expect(opened.unlock).toEqual(['not-the-passphrase', PASSPHRASE]);
+    expectNowhere(PASSPHRASE, wrong.stdout, wrong.stderr, right.stdout, right.stderr);
+  });
+
+  it('refuses an empty passphrase with exit 2 and sends nothing to unlock', async () => {
+    const before = received[subjects(PREFIX).vaultUnlock]?.length ?? 0;
+    const res = await runCli(['vault', 'unlock'], { stdin: '\n' });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('the passphrase is empty');
+    expect(received[subjects(PREFIX).vaultUnlock]?.length ?? 0).toBe(before);
+  });
+
+  it('puts a bearer token from stdin, less one newline, sealed; prints only the reply with --json', async () => {
+    const res = await runCli(['--json', 'credential', 'put', 'api', '--type', 'http_bearer', '--scope', 'http://127.0.0.1:*'], {
+      stdin: `${TOKEN}\n`,
+    });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toBe('');
+    expect(res.stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(res.stdout)).toEqual({
+      credential: {
+        id: 'api',
+        type: 'http_bearer',
+        scope: ['http://127.0.0.1:*'],
+        approval: 'none',
+        version: 1,
+        created_at: '2025-01-01T00:00:00.000Z',
+      },
+    });
+    expect(opened.put?.at(-1)).toBe(TOKEN);
+    const request = received[subjects(PREFIX).credentialsPut]?.at(-1) as Record<string, unknown>;
+    expect(Object.keys(request).sort()).toEqual(['approval', 'id', 'scope', 'secret_sealed', 'type']);
+    expectNowhere(TOKEN, res.stdout, res.stderr);
+  });
+
+  it.each([
+    [
+      'basic with --user',
+      ['basic', '--type', 'http_basic', '--user', 'alice', '--scope', 'http://127.0.0.1:*', '--approval', 'per_call'],
+      { id: 'basic', type: 'http_basic', user: 'alice', approval: 'per_call' },
+    ],
+    [
+      'header with --header-name',
+      ['hdr', '--type', 'http_header', '--header-name', 'X-Api-Key', '--scope', 'https://a.example', '--scope', 'https://b.example'],
+      { id: 'hdr', type: 'http_header', header_name: 'X-Api-Key', scope: ['https://a.example', 'https://b.example'], approval: 'none' },
+    ],
+    [
+      'query with --param',
+      ['qry', '--type', 'http_query', '--param', 'api_key', '--scope', 'http://127.0.0.1:*'],
+      { id: 'qry', type: 'http_query', param: 'api_key', approval: 'none' },
+    ],
+  ])('puts a %s credential with the fields its mode needs', async (_what, args, expected) => {
+    const secret = `canary-${args[0] as string}-secret`;
+    const res = await runCli(['credential', 'put', ...args], { stdin: `${secret}\n` });
+    expect(res.code).toBe(0);
+    const request = received[subjects(PREFIX).credentialsPut]?.at(-1) as Record<string, unknown>;
+    expect(request).toMatchObject(expected);
+    expect(typeof request.secret_sealed).toBe('string');
+    expect(JSON.parse(res.stdout)).toMatchObject({ credential: expected });
+    expect(opened.put?.at(-1)).toBe(secret);
+    expectNowhere(secret, res.stdout, res.stderr);
+  });
+
+  it('keeps an ssh key file byte for byte, final newline included', async () => {
+    const pem = '-----BEGIN OPENSSH PRIVATE KEY-----\nY2FuYXJ5LWtleQ==\n-----END OPENSSH PRIVATE KEY-----\n';
+    const res = await runCli(['credential', 'put', 'deploy', '--type', 'ssh_key', '--user', 'deploy', '--scope', 'ssh://127.0.0.1:*'], {
+      stdin: pem,
+    });
+    expect(res.code).toBe(0);
+    expect(opened.put?.at(-1)).toBe(pem);
+    expectNowhere('Y2FuYXJ5LWtleQ==', res.stdout, res.stderr);
+  });
+
+  it('a new value makes a new version; list shows metadata only; revoke sends {id}', async () => {
+    const again = await runCli(['--json', 'credential', 'put', 'api', '--type', 'http_bearer', '--scope', 'http://127.0.0.1:*'], {
+      stdin: 'canary-token-two',
+    });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ credential: { id: 'api', version: 2 } });
+    expect(opened.put?.at(-1)).toBe('canary-token-two');
+
+    const list = await runCli(['--json', 'credential', 'list']);
+    expect(list.code).toBe(0);
+    const { credentials } = JSON.parse(list.stdout) as { credentials: Array<Record<string, unknown>> };
+    expect(credentials.map((c) => c.id).sort()).toEqual(['api', 'basic', 'deploy', 'hdr', 'qry']);
+    expect(received[subjects(PREFIX).credentialsList]?.at(-1)).toEqual({});
+
+    const revoke = await runCli(['--json', 'credential', 'revoke', 'api']);
+    expect(revoke.code).toBe(0);
+    expect(JSON.parse(revoke.stdout)).toMatchObject({ credential: { id: 'api', revoked: true } });
+    expect(received[subjects(PREFIX).credentialsRevoke]?.at(-1)).toEqual({ id: 'api' });
+
+    const missing = await runCli(['credential', 'revoke', 'nope']);
+    expect(missing.code).toBe(1);
+    expectNowhere(TOKEN, again.stdout, list.stdout, revoke.stdout);
+    expectNowhere('canary-token-two', again.stdout, again.stderr, list.stdout, revoke.stdout);
+  });
+
+  it('refuses a put without --type or --scope, or with an empty secret, with exit 2 and sends no put', async () => {
+    const s = subjects(PREFIX);
+    const puts = received[s.credentialsPut]?.length ?? 0;
+    const statuses = received[s.vaultStatus]?.length ?? 0;
+    const noType = await runCli(['credential', 'put', 'x', '--scope', 'http://127.0.0.1:*'], { stdin: 'canary-unsent\n' });
+    expect(noType.code).toBe(2);
+    expect(noType.stderr).toContain('credential put needs --type');
+    const noScope = await runCli(['credential', 'put', 'x', '--type', 'http_bearer'], { stdin: 'canary-unsent\n' });
+    expect(noScope.code).toBe(2);
+    expect(noScope.stderr).toContain('at least one --scope');
+    // Usage errors are found before NATS is touched at all.
+    expect(received[s.vaultStatus]?.length ?? 0).toBe(statuses);
+
+    const empty = await runCli(['credential', 'put', 'x', '--type', 'http_bearer', '--scope', 'http://127.0.0.1:*'], { stdin: '\n' });
+    expect(empty.code).toBe(2);
+    expect(empty.stdout).toBe('');
+    expect(empty.stderr).toContain('the secret is empty');
+    expect(received[s.credentialsPut]?.length ?? 0).toBe(puts);
+    expectNowhere('canary-unsent', noType.stdout, noType.stderr, noScope.stdout, noScope.stderr);
+  });
+
+  it('refuses a secret in argv before reading anything', async () => {
+    const res = await runCli(['credential', 'put', 'x', '--type', 'http_bearer', '--scope', 'h', '--secret', 'canary-argv']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('secrets are read from stdin');
+    expect(res.stderr).not.toContain('canary-argv');
+  });
+
+  it('prints the error and exits 1 when the vault status is an error, without reading or sending the secret', async () => {
+    const res = await runCli(['--json', 'credential', 'put', 'x', '--type', 'http_bearer', '--scope', 'h'], {
+      stdin: 'canary-locked\n',
+      env: { POSTERN_PREFIX: LOCKED_PREFIX },
+    });
+    expect(res.code).toBe(1);
+    expect(JSON.parse(res.stdout)).toMatchObject({ error: { code: Code.VAULT_LOCKED } });
+    expect(received[subjects(LOCKED_PREFIX).credentialsPut]).toBeUndefined();
+    expectNowhere('canary-locked', res.stdout, res.stderr);
+  });
+
+  it('refuses to seal to a public key that is not a raw X25519 key (exit 1)', async () => {
+    const res = await runCli(['vault', 'unlock'], { stdin: 'canary-badkey\n', env: { POSTERN_PREFIX: BADKEY_PREFIX } });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('public_key that is not a raw 32-byte X25519 key');
+    expect(received[subjects(BADKEY_PREFIX).vaultUnlock]).toBeUndefined();
+    expectNowhere('canary-badkey', res.stdout, res.stderr);
+  });
+
+  it('exits 2 when no credential service answers', async () => {
+    const res = await runCli(['vault', 'init'], { stdin: 'canary-nobody\n', env: { POSTERN_PREFIX: 'nobody' } });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('nothing answers on nobody.v1.vault.status');
   });
 });

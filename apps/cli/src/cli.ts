@@ -22,6 +22,8 @@ export interface CliIo {
   stderr: Writable;
   env: Readonly<Record<string, string | undefined>>;
   readStdin(): Promise<Buffer>;
+  /** Reads one line from a terminal without echo; absent where there is no terminal. */
+  promptHidden?(prompt: string): Promise<Buffer>;
   stdinIsTTY: boolean;
   stderrIsTTY: boolean;
 }
@@ -81,6 +83,9 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     out,
     broker: () => (connected ??= connectBroker(natsUrl, options.timeoutMs)),
     readStdin: io.readStdin,
+    promptHidden:
+      io.promptHidden ??
+      (() => Promise.reject(new UsageError('cannot read a secret from this terminal without echoing it: pipe it on stdin instead'))),
     stdinIsTTY: io.stdinIsTTY,
     stderrIsTTY: io.stderrIsTTY,
     now: () => Date.now(),

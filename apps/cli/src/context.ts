@@ -15,6 +15,8 @@ export interface Context {
   /** Connects on first use, so `--help` and usage errors never touch NATS. */
   broker(): Promise<Broker>;
   readStdin(): Promise<Buffer>;
+  /** One line from a terminal stdin, not echoed; the caller wipes the buffer. */
+  promptHidden(prompt: string): Promise<Buffer>;
   stdinIsTTY: boolean;
   stderrIsTTY: boolean;
   now(): number;

@@ -11,3 +11,8 @@ export type { JsonErrorLocation } from './json-position.js';
 export { connectBroker, parseServers, redactUrl, START_HINT } from './broker.js';
 export type { Broker, BrokerReply } from './broker.js';
 export { UsageError, InvalidJsonError, NotAvailableError, BrokerUnreachableError, BadReplyError, UnreachableReason } from './errors.js';
+export { HiddenLine, LineState, promptHidden, MAX_HIDDEN_LINE_BYTES } from './hidden-line.js';
+export type { RawInput, PromptOutput } from './hidden-line.js';
+export { firstLine, withoutTrailingNewline, asGiven, readPassphrase, readCredentialSecret } from './secret-input.js';
+export type { Secret, PassphraseOptions, CredentialSecretOptions } from './secret-input.js';
+export { putRequest } from './commands/credential.js';

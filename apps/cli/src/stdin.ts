@@ -13,5 +13,8 @@ export async function readAll(stream: AsyncIterable<Buffer | string>, limit = MA
     if (total > limit) throw new UsageError(`stdin holds more than ${limit} bytes`);
     chunks.push(buf);
   }
-  return Buffer.concat(chunks);
+  const all = Buffer.concat(chunks, total);
+  // stdin may hold a secret: leave only the one copy the caller can wipe.
+  for (const chunk of chunks) chunk.fill(0);
+  return all;
 }

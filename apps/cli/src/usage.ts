@@ -11,10 +11,17 @@ commands:
   fetch <invocation_id>           write the result body (or SSH stdout) to stdout
   ack <invocation_id>             acknowledge delivery of the result
   replay                          rebuild the read model from the journal
-  vault init|unlock|lock|status   manage the vault
+  vault init|unlock|lock|status   manage the vault; init and unlock read the
+                                  passphrase from stdin (first line), or ask
+                                  for it without echo on a terminal
   credential put <id> --type T --scope S [--scope S ...] [--user U]
                  [--header-name H] [--param Q] [--approval none|per_call]
-                                  store a credential; the secret is read from stdin
+                                  store a credential; the secret is all of stdin
+                                  less one trailing newline (ssh_key: the key
+                                  file exactly), sealed before it is sent.
+                                  T: http_bearer, http_basic (--user), http_header
+                                  (--header-name), http_query (--param), ssh_key,
+                                  ssh_password
   credential list                 list credentials (metadata only)
   credential revoke <id>          revoke a credential
 

@@ -58,6 +58,7 @@ export async function startIntake(natsUrl: string, policyYaml: string, log: Inta
         deserializer: new PlainJsonDeserializer(),
       },
       logger: false,
+      abortOnError: false,
     },
   );
   await app.listen();

@@ -161,4 +161,21 @@ describe('durableConsumer', () => {
     await waitFor(() => count === 3);
     await next.stop();
   });
+
+  it('hands a message back with a delay when the handler asks for one', async () => {
+    await appendMany('delay', 1, EventType.CREDENTIAL_AUTHORIZED);
+    const seen: number[] = [];
+    const c = await durableConsumer(res, {
+      durable: 'delay',
+      filterSubject: res.names.eventSubject('act_delay0'),
+      handle: async () => {
+        seen.push(Date.now());
+        return seen.length === 1 ? { nak_delay_ms: 400 } : 'ack';
+      },
+    });
+    await waitFor(() => seen.length >= 2);
+    await c.stop();
+    expect(seen[1]! - seen[0]!).toBeGreaterThanOrEqual(350);
+    expect(seen).toHaveLength(2);
+  });
 });

@@ -14,7 +14,8 @@ import type { JournalResources } from './ensure-journal.js';
 import { JournalDecodeError, JournalUnavailableError } from './errors.js';
 import { decodeEvent, EVENT_TYPE_HEADER } from './event-codec.js';
 
-export type HandleVerdict = 'ack' | 'nak' | 'term';
+/** `{ nak_delay_ms }`: hand the message back, to come again no sooner than that (a lease still held elsewhere). */
+export type HandleVerdict = 'ack' | 'nak' | 'term' | { nak_delay_ms: number };
 
 export interface DurableConsumerOptions {
   /** Role name; the consumer is `<prefix>_<durable>`, shared by every process using the same role. */
@@ -116,6 +117,10 @@ export async function durableConsumer(res: JournalResources, opts: DurableConsum
     const progress = setInterval(() => m.working(), Math.max(100, Math.floor(ackWaitMs / 2)));
     try {
       const verdict = await opts.handle(ev);
+      if (typeof verdict === 'object') {
+        m.nak(Math.max(0, Math.floor(verdict.nak_delay_ms)));
+        return;
+      }
       switch (verdict) {
         case 'ack':
           m.ack();

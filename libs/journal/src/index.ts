@@ -18,3 +18,28 @@ export { sha256Hex, digestOf } from './digest.js';
 export type { Digest } from './digest.js';
 export { EVENT_TYPE_HEADER, MSG_ID_HEADER, decodeEvent } from './event-codec.js';
 export { JournalUnavailableError, AppendConflictError, JournalDecodeError } from './errors.js';
+export {
+  RESULT_PART_BYTES,
+  partsOf,
+  putHttpResult,
+  putSshResult,
+  readResultMeta,
+  readResultStream,
+  resultDigestOf,
+  resultObjectName,
+  resultPart,
+  verifyStoredResult,
+} from './result-store.js';
+export type {
+  HttpResultMeta,
+  PutHttpResultInput,
+  PutSshResultInput,
+  ResultCheck,
+  ResultMeta,
+  ResultPart,
+  ResultStreamMeta,
+  ResultStreamName,
+  SshResultMeta,
+  SshStreamMeta,
+  StoredResult,
+} from './result-store.js';

@@ -1,0 +1,188 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NestFactory } from '@nestjs/core';
+import type { INestMicroservice } from '@nestjs/common';
+import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import {
+  Action,
+  EventType,
+  EvidenceSource,
+  newInvocationId,
+  ServiceName,
+  type Binding,
+  type JournalEvent,
+  type StoredEvent,
+} from '@postern/contract';
+import { ensureJournal, Journal, type JournalResources } from '@postern/journal';
+import { parsePublicKey, sealTo } from '@postern/vault';
+import type { CredentialConfig } from './credential-config.js';
+import { silentLog, type CredentialLog, type LogFields } from './credential-log.js';
+import { CREDENTIAL_PREFIX, CREDENTIAL_SUBJECTS, credentialQueue } from './credential.constants.js';
+import { CredentialModule } from './credential.module.js';
+import { PlainJsonDeserializer } from './plain-json.deserializer.js';
+import { PlainJsonSerializer } from './plain-json.serializer.js';
+
+/**
+ * Test-only: runs the credential service in-process against a given
+ * nats-server, exactly as main.ts wires it, and talks to it as an operator or
+ * a dispatcher would: a bare NATS client sending plain JSON.
+ */
+export interface CredentialHarness {
+  app: INestMicroservice;
+  client: NatsConnection;
+  res: JournalResources;
+  journal: Journal;
+  subjects: typeof CREDENTIAL_SUBJECTS;
+  home: string;
+  requestRaw(subject: string, body: string | Uint8Array): Promise<any>;
+  request(subject: string, body: unknown): Promise<any>;
+  /** Seals text to the service key that vault.status reports. */
+  seal(text: string): Promise<string>;
+  init(passphrase: string): Promise<any>;
+  unlock(passphrase: string): Promise<any>;
+  put(input: Record<string, unknown>, secret: string): Promise<any>;
+  /** Appends ACTION_ACCEPTED and PREFLIGHT_VALIDATED for a binding, as the intake would. */
+  seedValidated(binding: Binding): Promise<string>;
+  events(invocationId: string): Promise<StoredEvent[]>;
+  /** Polls the journal (bounded) until the predicate holds; returns the last history read. */
+  waitFor(invocationId: string, done: (events: StoredEvent[]) => boolean, timeoutMs?: number): Promise<StoredEvent[]>;
+  /** Stops the service (the home stays unless `removeHome`). */
+  close(removeHome?: boolean): Promise<void>;
+}
+
+export interface StartOptions {
+  home?: string;
+  env?: NodeJS.ProcessEnv;
+  log?: CredentialLog;
+}
+
+export const TEST_SCRYPT_N = 2 ** 10;
+const REQUEST_TIMEOUT_MS = 10_000;
+
+export async function startCredential(natsUrl: string, options: StartOptions = {}): Promise<CredentialHarness> {
+  const home = options.home ?? (await mkdtemp(join(tmpdir(), 'postern-credential-')));
+  const config: CredentialConfig = { servers: [natsUrl], prefix: CREDENTIAL_PREFIX, home, vaultFile: join(home, 'vault.json') };
+  const app = await NestFactory.createMicroservice<MicroserviceOptions>(
+    CredentialModule.register(config, { log: options.log ?? silentLog, vault: { scryptN: TEST_SCRYPT_N }, env: options.env ?? {} }),
+    {
+      transport: Transport.NATS,
+      options: {
+        servers: config.servers,
+        queue: credentialQueue(config.prefix),
+        serializer: new PlainJsonSerializer(),
+        deserializer: new PlainJsonDeserializer(),
+      },
+      logger: false,
+      abortOnError: false,
+    },
+  );
+  await app.listen();
+  const client = await connect({ servers: natsUrl });
+  const inspector = await connect({ servers: natsUrl });
+  const res = await ensureJournal(inspector, CREDENTIAL_PREFIX);
+  const journal = new Journal(res, CREDENTIAL_PREFIX, `test-${randomBytes(4).toString('hex')}`);
+  const decoder = new TextDecoder();
+
+  const requestRaw = async (subject: string, body: string | Uint8Array): Promise<any> => {
+    const reply = await client.request(subject, body, { timeout: REQUEST_TIMEOUT_MS });
+    return JSON.parse(decoder.decode(reply.data)) as unknown;
+  };
+  const request = (subject: string, body: unknown): Promise<any> => requestRaw(subject, JSON.stringify(body));
+  const seal = async (text: string): Promise<string> => {
+    const status = await request(CREDENTIAL_SUBJECTS.vaultStatus, {});
+    return sealTo(parsePublicKey(status.public_key), new TextEncoder().encode(text));
+  };
+  const waitFor = async (id: string, done: (events: StoredEvent[]) => boolean, timeoutMs = 10_000): Promise<StoredEvent[]> => {
+    const deadline = Date.now() + timeoutMs;
+    let events = await journal.read(id);
+    for (let i = 0; i < 500 && !done(events); i++) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting on ${id}: ${events.map((e) => e.type).join(',')}`);
+      await new Promise((r) => setTimeout(r, 50));
+      events = await journal.read(id);
+    }
+    return events;
+  };
+  return {
+    app,
+    client,
+    res,
+    journal,
+    subjects: CREDENTIAL_SUBJECTS,
+    home,
+    requestRaw,
+    request,
+    seal,
+    init: async (p) => request(CREDENTIAL_SUBJECTS.vaultInit, { passphrase_sealed: await seal(p) }),
+    unlock: async (p) => request(CREDENTIAL_SUBJECTS.vaultUnlock, { passphrase_sealed: await seal(p) }),
+    put: async (input, secret) => request(CREDENTIAL_SUBJECTS.credentialsPut, { ...input, secret_sealed: await seal(secret) }),
+    seedValidated: async (binding) => {
+      const id = newInvocationId(Date.now(), randomBytes(16));
+      const at = new Date().toISOString();
+      const base = { invocation_id: id, attempt: 0, generation: 0, at, source: EvidenceSource.transport_observed, service: ServiceName.intake };
+      const accepted: JournalEvent = {
+        ...base,
+        type: EventType.ACTION_ACCEPTED,
+        n: 1,
+        data: {
+          client_request_id: `req-${id}`,
+          caller: 'agent-7',
+          action: binding.action ?? Action.http_request,
+          command_digest: 'sha256:00',
+          command: null,
+          deadline_at: null,
+        },
+      };
+      const first = await journal.append(accepted, 0);
+      if (first.status !== 'appended') throw new Error('seed ACTION_ACCEPTED lost');
+      const validated: JournalEvent = {
+        ...base,
+        type: EventType.PREFLIGHT_VALIDATED,
+        n: 2,
+        data: { binding, request_fingerprint: `sha256:${randomBytes(32).toString('hex')}` },
+      };
+      const second = await journal.append(validated, first.seq);
+      if (second.status !== 'appended') throw new Error('seed PREFLIGHT_VALIDATED lost');
+      return id;
+    },
+    events: (id) => journal.read(id),
+    waitFor,
+    close: async (removeHome = false) => {
+      await client.close();
+      await app.close();
+      await inspector.close();
+      if (removeHome) await rm(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A log that keeps every line, to scan for leaks. */
+export function captureLog(lines: string[]): CredentialLog {
+  const push = (level: string) => (event: string, fields?: LogFields) => void lines.push(JSON.stringify({ level, event, ...fields }));
+  return { info: push('info'), warn: push('warn'), error: push('error') };
+}
+
+/** Every message of every stream on the server (journal, KV buckets, object stores), headers and body, byte-faithful. */
+export async function allStreamBytes(res: JournalResources): Promise<string[]> {
+  const out: string[] = [];
+  const streams = await res.jsm.streams.names().next();
+  for (const name of streams) {
+    const info = await res.jsm.streams.info(name);
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq && seq > 0; seq++) {
+      const msg = await res.jsm.streams.getMessage(name, { seq }).catch(() => null);
+      if (msg === null) continue;
+      const headerText = msg.header === undefined ? '' : [...msg.header.keys()].map((k) => `${k}: ${msg.header.get(k)}`).join('\n');
+      out.push(`${msg.subject}\n${headerText}\n${Buffer.from(msg.data).toString('latin1')}`);
+    }
+  }
+  return out;
+}
+
+/** The forms a leaked secret could take. */
+export function leakForms(secret: string): string[] {
+  const b = Buffer.from(secret, 'utf8');
+  return [secret, b.toString('base64'), b.toString('base64url'), b.toString('hex'), b.toString('hex').toUpperCase(), encodeURIComponent(secret)];
+}

@@ -1,0 +1,14 @@
+export { authorize } from './authorize.js';
+export type { Authorization, AuthorizeInput, VaultReadiness } from './authorize.js';
+export { readCredentialConfig } from './credential-config.js';
+export type { CredentialConfig } from './credential-config.js';
+export { silentLog, stdoutLog } from './credential-log.js';
+export type { CredentialLog, LogFields } from './credential-log.js';
+export { credentialQueue, CREDENTIAL_DURABLE } from './credential.constants.js';
+export { CredentialModule } from './credential.module.js';
+export type { CredentialModuleOptions } from './credential.module.js';
+export { parseScope, scopeCovers, targetAddress } from './scope.js';
+export type { CredentialScope, TargetAddress } from './scope.js';
+export type { ReleasedCredential, ReleaseReply } from './secret-release.js';
+export { PlainJsonDeserializer } from './plain-json.deserializer.js';
+export { PlainJsonSerializer } from './plain-json.serializer.js';

@@ -1,0 +1,46 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Code, requestError, type ErrorReply } from '@postern/contract';
+import { RESULT_PART_BYTES, type ResultStreamMeta, type ResultStreamName } from '@postern/journal';
+import type { DeliveryLog } from './delivery-log.js';
+import { DELIVERY_LOG } from './delivery.constants.js';
+import { readInvocationRequest } from './delivery-request.js';
+import { ResultReader } from './result-reader.js';
+import { isHttpMeta, resultView, type InlineStreams, type ResultView } from './result-view.js';
+
+/** `P.v1.results.fetch`: a read; it never executes anything. */
+@Injectable()
+export class FetchResult {
+  constructor(
+    private readonly reader: ResultReader,
+    @Inject(DELIVERY_LOG) private readonly log: DeliveryLog,
+  ) {}
+
+  async run(input: unknown): Promise<ResultView | ErrorReply> {
+    const request = readInvocationRequest(input);
+    if (!request.ok) {
+      this.log.info('fetch.refused', { code: Code.BAD_REQUEST });
+      return requestError(Code.BAD_REQUEST, 'The request must be a JSON object with a string invocation_id.', request.field);
+    }
+    const loaded = await this.reader.committed(request.value);
+    if (!loaded.ok) return loaded.reply;
+    const result = loaded.value;
+    const meta = result.meta;
+    // Small streams travel inline; larger ones are read part by part.
+    const inlined: InlineStreams = {};
+    const streams = Object.entries(meta.streams) as [ResultStreamName, ResultStreamMeta | undefined][];
+    for (const [name, info] of streams) {
+      if (info === undefined || info.bytes > RESULT_PART_BYTES) continue;
+      if (name === 'body' && isHttpMeta(meta) && !meta.complete) continue;
+      const bytes = await this.reader.stream(result, name, info);
+      if (!bytes.ok) return bytes.reply;
+      inlined[name] = bytes.value;
+    }
+    return resultView({
+      invocationId: request.value,
+      outcome: result.view.outcome,
+      resultDigest: result.resultDigest,
+      meta,
+      inlined,
+    });
+  }
+}

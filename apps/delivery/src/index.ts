@@ -1,0 +1,71 @@
+export { DeliveryModule } from './delivery.module.js';
+export type { DeliveryModuleOptions } from './delivery.module.js';
+export { DeliveryController } from './delivery.controller.js';
+export { readDeliveryConfig, readPrefix } from './delivery-config.js';
+export type { DeliveryConfig } from './delivery-config.js';
+export {
+  DEFAULT_TUNING,
+  DELIVERY_CLOCK,
+  DELIVERY_CONFIG,
+  DELIVERY_DURABLE,
+  DELIVERY_JOURNAL,
+  DELIVERY_LOG,
+  DELIVERY_POLICY,
+  DELIVERY_PREFIX,
+  DELIVERY_RESOURCES,
+  DELIVERY_SUBJECTS,
+  DELIVERY_TUNING,
+  deliveryQueue,
+} from './delivery.constants.js';
+export type { Clock, DeliveryTuning } from './delivery.constants.js';
+export { PlainJsonSerializer } from './plain-json.serializer.js';
+export type { PlainJsonReply } from './plain-json.serializer.js';
+export { PlainJsonDeserializer, parsePlainJson } from './plain-json.deserializer.js';
+export { MalformedRequest, isMalformedRequest } from './malformed-request.js';
+export { AwaitAction } from './await-action.js';
+export { FetchResult } from './fetch-result.js';
+export { ResultPartAction } from './result-part.js';
+export { AckResult } from './ack-result.js';
+export { ResultCommitHandler } from './result-commit.handler.js';
+export { ResultReader } from './result-reader.js';
+export type { CommittedResult, Loaded } from './result-reader.js';
+export { RecordReader } from './record-reader.js';
+export type { LoadedRecord } from './record-reader.js';
+export {
+  awaitIsOver,
+  awaitsVerification,
+  commitEventOf,
+  deliveredEventOf,
+  foldHistory,
+  isStoreFailure,
+  resultsSettled,
+  settlementOf,
+  viewOf,
+} from './result-history.js';
+export type { FoldedHistory } from './result-history.js';
+export { checkStoredResult, commitDraft, storeFailureDraft, StoreFailure } from './result-commit.js';
+export type { StoreCheck } from './result-commit.js';
+export { notCommitted, storeFailed } from './result-errors.js';
+export { resultExpired, resultExpiresAtMs } from './retention.js';
+export { inline, isHttpMeta, partView, resultView } from './result-view.js';
+export type {
+  HttpResultView,
+  InlineBytes,
+  InlineStreams,
+  ResultPartView,
+  ResultView,
+  ResultViewInput,
+  SshResultView,
+} from './result-view.js';
+export {
+  readAckRequest,
+  readAwaitRequest,
+  readInvocationRequest,
+  readPartRequest,
+} from './delivery-request.js';
+export type { AckRequest, AwaitRequest, Parsed, PartRequest } from './delivery-request.js';
+export { EventSignal } from './event-signal.js';
+export { StreamCache } from './stream-cache.js';
+export { DeliveryBusyError, DeliveryConfigError } from './errors.js';
+export { stdoutLog, silentLog, errorName } from './delivery-log.js';
+export type { DeliveryLog, LogFields } from './delivery-log.js';

@@ -1,0 +1,217 @@
+import {
+  classify,
+  EventType,
+  EvidenceSource,
+  Phase,
+  type Classification,
+  type TargetPolicy,
+} from '@postern/contract';
+import { putHttpResult, type EventDraft, type HandleVerdict } from '@postern/journal';
+import { sendRequest, type HttpConnection, type HttpExchangeReport } from '@postern/transport-http';
+import type { AttemptJournal } from './attempt-journal.js';
+import type { AttemptLease } from './attempt-lease.js';
+import { classificationData, completeData, exchangeFlags, requestSentData, responseStartedData, unknownData } from './attempt-evidence.js';
+import type { DispatcherDeps } from './dispatcher-deps.js';
+import { errorName } from './dispatcher-log.js';
+import { FaultPoint } from './fault-point.js';
+import { hasCancel, type InvocationPlan } from './invocation-plan.js';
+import { observationFromReport, type ResponseFacts } from './observation-from-report.js';
+import { callerHeadersOf, planRequest, type BoundTarget } from './request-plan.js';
+import { responseFacts } from './response-facts.js';
+import type { ReleasedCredential } from './secret-release.js';
+import { resultToStore } from './stored-result.js';
+
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** What the dispatch side of an attempt hands over once DISPATCH_STARTED is durable. */
+export interface ExchangeContext {
+  deps: DispatcherDeps;
+  plan: Extract<InvocationPlan, { kind: 'dispatch' }>;
+  invocationId: string;
+  lease: AttemptLease;
+  journal: AttemptJournal;
+  /** The plaintext, owned (and zeroed) by the attempt. */
+  secret: Uint8Array;
+  forms: readonly string[];
+  draft(type: EventType, data: Record<string, unknown>, source?: EvidenceSource): EventDraft;
+  fault(point: FaultPoint): Promise<void>;
+}
+
+/**
+ * The part of an attempt after DISPATCH_STARTED: build the request, hand it
+ * to the transport, record what the wire showed, as it happens and in
+ * order, and close the attempt with one verdict. If the lease is lost or an
+ * append cannot land, it stops writing: recovery owns the attempt then.
+ */
+export class AttemptExchange {
+  private chain: Promise<void> = Promise.resolve();
+  private silenced = false;
+
+  constructor(private readonly ctx: ExchangeContext) {}
+
+  async run(
+    conn: HttpConnection,
+    bound: BoundTarget,
+    entry: TargetPolicy,
+    credential: ReleasedCredential,
+    body: Uint8Array | null,
+    deadline: number | null,
+  ): Promise<HandleVerdict> {
+    const secret = this.ctx.secret;
+    const request = planRequest({
+      binding: this.ctx.plan.binding,
+      bound,
+      callerHeaders: callerHeadersOf(this.ctx.plan.state.command),
+      credential,
+      secret,
+      body,
+    });
+    const chunks: Uint8Array[] = [];
+    let facts: ResponseFacts | null = null;
+    let sentLogged = false;
+    let startedLogged = false;
+    const untilDeadline = deadline === null ? null : Math.max(0, deadline - this.ctx.deps.now());
+    // A deadline beyond what a timer can hold is beyond every broker timeout too.
+    const deadlineTimer =
+      untilDeadline === null || untilDeadline > MAX_TIMER_MS
+        ? null
+        : setTimeout(() => this.enqueue(() => this.cancelAfterDispatch()), untilDeadline);
+
+    let report: HttpExchangeReport;
+    try {
+      report = await sendRequest(conn, request, {
+        responseHeadersTimeoutMs: entry.timeouts_ms.response_headers,
+        bodyTimeoutMs: entry.timeouts_ms.body,
+        responseBodyBytes: entry.limits.response_body_bytes,
+        responseReadBytes: entry.limits.response_read_bytes,
+        onRequestSent: (flags) => {
+          sentLogged = true;
+          this.enqueue(async () => {
+            await this.appendAfterDispatch(EventType.REQUEST_SENT, requestSentData(flags));
+            await this.ctx.fault(FaultPoint.after_request_sent);
+          });
+        },
+        onResponseStarted: (status, headers) => {
+          startedLogged = true;
+          facts = responseFacts(headers, this.ctx.deps.now(), this.ctx.forms);
+          const data = responseStartedData(status, headers, facts);
+          this.enqueue(() => this.appendAfterDispatch(EventType.REMOTE_RESPONSE_STARTED, data));
+        },
+        onBodyChunk: (chunk) => {
+          chunks.push(chunk);
+        },
+      });
+    } catch (err) {
+      // The transport reports failures as facts; a throw is a bug, and the
+      // socket's state is unknown, so it is never reused.
+      this.ctx.deps.pool.discard(conn);
+      throw err;
+    } finally {
+      if (deadlineTimer !== null) clearTimeout(deadlineTimer);
+    }
+
+    if (!sentLogged && report.request_headers_sent) {
+      this.enqueue(() => this.appendAfterDispatch(EventType.REQUEST_SENT, requestSentData(report)));
+    }
+    const status = report.headers_complete && report.status !== null && report.status >= 200 ? report.status : null;
+    if (facts === null && report.headers !== null) facts = responseFacts(report.headers, this.ctx.deps.now(), this.ctx.forms);
+    if (!startedLogged && status !== null && report.headers !== null) {
+      const data = responseStartedData(status, report.headers, facts ?? {});
+      this.enqueue(() => this.appendAfterDispatch(EventType.REMOTE_RESPONSE_STARTED, data));
+    }
+    await this.chain;
+
+    if (report.keep_alive && report.ended_by === 'complete') this.ctx.deps.pool.release(conn);
+    else this.ctx.deps.pool.discard(conn);
+
+    const resolvedFacts: ResponseFacts = facts ?? {};
+    const contract = this.ctx.plan.binding.idempotency !== null && entry.idempotency !== undefined ? entry.idempotency : null;
+    const classification = classify(
+      observationFromReport(report, resolvedFacts, contract === null ? null : { in_use_status: contract.in_use_status, mismatch_status: contract.mismatch_status }),
+    );
+    await this.ctx.fault(FaultPoint.before_response_complete);
+    if (this.silenced || this.ctx.lease.lost) {
+      // Another worker may own the invocation now; it will recover the attempt.
+      this.ctx.deps.log.error('attempt.abandoned', { invocation_id: this.ctx.invocationId, attempt: this.ctx.plan.attempt });
+      return 'ack';
+    }
+
+    const complete = status !== null && report.body_complete;
+    if (complete) await this.commitResponse(report, status, entry, chunks, classification, resolvedFacts);
+    else await this.appendAfterDispatch(EventType.REMOTE_OUTCOME_UNKNOWN, unknownData(classification, report, resolvedFacts));
+    this.ctx.deps.log.info('attempt.resolved', {
+      invocation_id: this.ctx.invocationId,
+      attempt: this.ctx.plan.attempt,
+      outcome: classification.outcome,
+      code: classification.code,
+      status,
+    });
+    if (!this.silenced) await this.ctx.lease.release();
+    return 'ack';
+  }
+
+  /** Stores the result first, then says so in the journal; a store that fails is said instead. */
+  private async commitResponse(
+    report: HttpExchangeReport,
+    status: number,
+    entry: TargetPolicy,
+    chunks: readonly Uint8Array[],
+    classification: Classification,
+    facts: ResponseFacts,
+  ): Promise<void> {
+    let stored;
+    try {
+      stored = await putHttpResult(
+        this.ctx.deps.res,
+        resultToStore({
+          invocation_id: this.ctx.invocationId,
+          attempt: this.ctx.plan.attempt,
+          status,
+          report,
+          entry,
+          chunks,
+          classification,
+          secretForms: this.ctx.forms,
+        }),
+      );
+    } catch (err) {
+      this.ctx.deps.log.error('result.store_failed', { invocation_id: this.ctx.invocationId, error: errorName(err) });
+      const failed = classify({ kind: 'result_store_failed', outcome: classification.outcome, response_complete_durable: false });
+      await this.appendAfterDispatch(EventType.REMOTE_OUTCOME_UNKNOWN, {
+        ...classificationData(failed),
+        ...exchangeFlags(report),
+        response_status: status,
+        diagnostic: `result_store:${errorName(err)}`,
+      });
+      return;
+    }
+    await this.appendAfterDispatch(
+      EventType.REMOTE_RESPONSE_COMPLETE,
+      completeData(classification, report, facts, stored),
+      EvidenceSource.remote_response,
+    );
+  }
+
+  /** The caller's deadline passed while the remote works: say so at once, and keep reading. */
+  private async cancelAfterDispatch(): Promise<void> {
+    if (this.silenced || this.ctx.lease.lost) return;
+    const ok = await this.ctx.journal.append(
+      (h) => (hasCancel(h) ? null : this.ctx.draft(EventType.CALLER_CANCELLED, { phase: Phase.remote_execution, dispatched: true })),
+      true,
+    );
+    if (ok) this.ctx.deps.log.info('attempt.deadline_passed', { invocation_id: this.ctx.invocationId, attempt: this.ctx.plan.attempt });
+  }
+
+  private enqueue(step: () => Promise<void>): void {
+    this.chain = this.chain.then(step).catch((err: unknown) => {
+      this.silenced = true;
+      this.ctx.deps.log.error('attempt.append_failed', { invocation_id: this.ctx.invocationId, error: errorName(err) });
+    });
+  }
+
+  private async appendAfterDispatch(type: EventType, data: Record<string, unknown>, source?: EvidenceSource): Promise<void> {
+    if (this.silenced || this.ctx.lease.lost) return;
+    const ok = await this.ctx.journal.append(() => this.ctx.draft(type, data, source), true);
+    if (!ok) this.silenced = true;
+  }
+}

@@ -1,0 +1,59 @@
+import type { StoredEvent } from '@postern/contract';
+import { Journal, type HandleVerdict } from '@postern/journal';
+import { AttemptLease } from './attempt-lease.js';
+import { AttemptRun } from './attempt-run.js';
+import type { DispatcherDeps } from './dispatcher-deps.js';
+import { writerName } from './dispatcher-event.js';
+import { planInvocation } from './invocation-plan.js';
+import type { Recovery } from './recovery.js';
+
+const RACED_DELAY_MS = 200;
+const MAX_WAIT_MS = 60_000;
+
+/**
+ * CREDENTIAL_AUTHORIZED (and RETRY_SCHEDULED) from the shared durable
+ * consumer: decide from the journal, take the lease, run the attempt. The
+ * event only says "look at this invocation"; the journal says what to do.
+ */
+export class DispatchHandler {
+  constructor(
+    private readonly deps: DispatcherDeps,
+    private readonly recovery: Recovery,
+  ) {}
+
+  handle(event: StoredEvent): Promise<HandleVerdict> {
+    return this.dispatch(event.invocation_id);
+  }
+
+  async dispatch(invocationId: string): Promise<HandleVerdict> {
+    if (this.deps.inFlight.has(invocationId)) return 'ack';
+    const reader = new Journal(this.deps.res, this.deps.prefix, writerName(this.deps.instanceId, 0));
+    const history = await reader.read(invocationId);
+    const plan = planInvocation(history);
+    switch (plan.kind) {
+      case 'skip':
+        return 'ack';
+      case 'recover':
+        return this.recovery.recoverInvocation(invocationId);
+      case 'dispatch': {
+        const taken = await AttemptLease.acquire(
+          this.deps.leases,
+          { invocation_id: invocationId, holder: this.deps.instanceId, attempt: plan.attempt, lease_ms: plan.binding.lease_ms },
+          this.deps.now,
+        );
+        if (taken.kind === 'busy') return { nak_delay_ms: Math.min(MAX_WAIT_MS, taken.wait_ms + 100) };
+        if (taken.kind === 'raced') return { nak_delay_ms: RACED_DELAY_MS };
+        this.deps.inFlight.add(invocationId);
+        try {
+          return await new AttemptRun(this.deps, plan, history, taken.lease).run();
+        } finally {
+          this.deps.inFlight.delete(invocationId);
+        }
+      }
+      default: {
+        const never: never = plan;
+        throw new Error(`unhandled plan ${String((never as { kind?: unknown }).kind)}`);
+      }
+    }
+  }
+}
