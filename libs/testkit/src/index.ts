@@ -10,3 +10,5 @@ export { startConnectProxy } from './connect-proxy.js';
 export type { ConnectProxy, ConnectProxyOptions } from './connect-proxy.js';
 export { startHostileDnsServer } from './hostile-dns-server.js';
 export type { HostileDnsServer } from './hostile-dns-server.js';
+export { startBlackholeListener } from './blackhole-listener.js';
+export type { BlackholeListener } from './blackhole-listener.js';
