@@ -1,5 +1,6 @@
-import { Code, Outcome, Phase, Retry } from '@postern/contract';
-import { freePort } from '@postern/testkit';
+import { Code, EventType, Outcome, Phase, Retry, Stage } from '@postern/contract';
+import { Journal } from '@postern/journal';
+import { freePort, startBlackholeListener } from '@postern/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CANARY, HttpFixture } from './support/http-fixture.js';
 import { everythingStored, leaks } from './support/leak-scan.js';
@@ -65,6 +66,17 @@ describe('connection setup: provably never sent', () => {
     expect(view.attempts).toHaveLength(2);
     expect(view.attempts.every((a: any) => a.stage === 'tcp_connect' && a.outcome === Outcome.not_attempted)).toBe(true);
     expect(view.evidence.dispatch_started).toBe(false);
+  });
+
+  it('a TCP connect that never completes is CONNECT_TIMEOUT, backoff', async () => {
+    const hole = await startBlackholeListener();
+    try {
+      const view = await f.run(command(`http://127.0.0.1:${hole.port}/x`));
+      expectError(view, Phase.connection_setup, Outcome.not_attempted, Code.CONNECT_TIMEOUT, Retry.backoff);
+      expect(view.attempts.map((a: any) => a.stage)).toEqual(['tcp_connect', 'tcp_connect']);
+    } finally {
+      await hole.close();
+    }
   });
 
   it('a certificate for another name is TLS_CERT_REJECTED and nothing reaches the server', async () => {
@@ -243,6 +255,79 @@ describe('remote execution: the outcome is unknown once the request may have lef
       expect(view.outcome).not.toBe(Outcome.not_attempted);
       if (view.outcome === Outcome.unknown) expect(view.evidence.connection.reused).toBe(true);
     }
+  });
+});
+
+describe('redirects: same_origin', () => {
+  async function historyOf(id: string) {
+    return new Journal(f.stack.res, f.stack.prefix, 'e2e-reader').read(id);
+  }
+
+  it('a same-origin 307 is followed as a new attempt: two DISPATCH_STARTED, the final 201 committed and fetchable', async () => {
+    const before = f.redirecting.requests.length;
+    const view = await f.run(command(`${f.redirecting.origin}/redirect/307?to=/status/201`));
+    expect(view).toMatchObject({ status: 'resolved', outcome: Outcome.committed, error: null });
+    expect(view.attempts.map((a: any) => [a.attempt, a.outcome, a.code])).toEqual([
+      [1, Outcome.committed, null],
+      [2, Outcome.committed, null],
+    ]);
+    expect(view.evidence).toMatchObject({ attempt: 2, response_status: 201, dispatch_started: true, response_complete: true });
+    const history = await historyOf(view.invocation_id);
+    const starts = history.filter((e) => e.type === EventType.DISPATCH_STARTED);
+    expect(starts.map((e) => e.attempt)).toEqual([1, 2]);
+    const first = history.find((e) => e.type === EventType.REMOTE_RESPONSE_COMPLETE && e.attempt === 1);
+    expect(first?.data).toMatchObject({ response_status: 307, redirect: { status: 307, location: '/status/201' } });
+    const seen = f.redirecting.requests.slice(before);
+    expect(seen.map((r) => [r.method, r.target])).toEqual([
+      ['POST', '/redirect/307?to=/status/201'],
+      ['POST', '/status/201'],
+    ]);
+    expect(seen[1]!.headers['authorization']).toBe(`Bearer ${CANARY}`);
+    const result = await f.stack.request('results.fetch', { invocation_id: view.invocation_id });
+    expect(result).toMatchObject({ outcome: Outcome.committed, complete: true, http: { status: 201 } });
+    expect(Buffer.from(result.http.body.base64, 'base64').toString()).toBe('status 201');
+    // Every event of the chain folds: the read model records no anomaly for it.
+    const projected = await f.stack.projected(view.invocation_id, (v) => v.result?.result_digest === result.result_digest);
+    expect(projected.attempts).toHaveLength(2);
+    const { body } = await f.stack.api('/v1/anomalies');
+    expect(body.anomalies.filter((a: any) => a.invocation_id === view.invocation_id)).toEqual([]);
+  });
+
+  it('a Location on another origin is not followed: the other server counts no effect and never sees the credential', async () => {
+    const elsewhere = encodeURIComponent(`${f.plain.origin}/cross-origin-target`);
+    const view = await f.run(command(`${f.redirecting.origin}/redirect/302?to=${elsewhere}`));
+    expect(view).toMatchObject({ status: 'resolved', outcome: Outcome.committed, error: null });
+    expect(view.attempts).toHaveLength(1);
+    expect(view.evidence.response_status).toBe(302);
+    const history = await historyOf(view.invocation_id);
+    expect(history.filter((e) => e.type === EventType.DISPATCH_STARTED)).toHaveLength(1);
+    expect(f.plain.effects('/cross-origin-target')).toBe(0);
+    expect(f.plain.requests.some((r) => r.pathname === '/cross-origin-target')).toBe(false);
+  });
+
+  it('a follow-up that times out keeps the outcome committed and reports its own error', async () => {
+    const view = await f.run(command(`${f.redirecting.origin}/redirect/307?to=/hang`, { method: 'GET' }));
+    expect(view.status).toBe('resolved');
+    expect(view.outcome).toBe(Outcome.committed);
+    expect(view.error).toMatchObject({ code: Code.REMOTE_OUTCOME_UNKNOWN, phase: Phase.remote_execution, outcome: Outcome.committed });
+    expect(view.attempts[1]).toMatchObject({ attempt: 2, outcome: Outcome.unknown, code: Code.REMOTE_OUTCOME_UNKNOWN });
+  });
+});
+
+describe('forward proxy (policy `proxy`)', () => {
+  it('a refused CONNECT is PROXY_TUNNEL_FAILED: connection_setup, not_attempted, backoff', async () => {
+    const view = await f.run(command(`http://127.0.0.1:${f.behindRefusingProxy}/x`));
+    expectError(view, Phase.connection_setup, Outcome.not_attempted, Code.PROXY_TUNNEL_FAILED, Retry.backoff);
+    expect(view.evidence).toMatchObject({ dispatch_started: false, stage: Stage.proxy_connect });
+    expect(view.attempts.map((a: any) => a.connect_try)).toEqual([1, 2]);
+  });
+
+  it('an accepting proxy tunnels to the target: committed', async () => {
+    const before = f.proxied.effects('/status/201');
+    const view = await f.run(command(`${f.proxied.origin}/status/201`));
+    expect(view).toMatchObject({ status: 'resolved', outcome: Outcome.committed, error: null });
+    expect(f.proxy.tunnels).toContain(`127.0.0.1:${f.proxied.port}`);
+    expect(f.proxied.effects('/status/201')).toBe(before + 1);
   });
 });
 

@@ -1,7 +1,10 @@
 import {
+  freePort,
+  startConnectProxy,
   startHostileDnsServer,
   startHostileHttpServer,
   testCertificates,
+  type ConnectProxy,
   type HostileDnsServer,
   type HostileHttpServer,
 } from '@postern/testkit';
@@ -12,7 +15,9 @@ export const CANARY = 'canary-Zq7x-5e1f-secret';
 /**
  * The whole broker against hostile HTTP servers on 127.0.0.1: a plain one, one
  * whose target declares an idempotency contract, TLS ones with a trusted, a
- * wrong-host and a self-signed certificate, and a DNS server of its own.
+ * wrong-host and a self-signed certificate, a DNS server of its own, one
+ * whose target follows same-origin redirects, and targets reached through an
+ * accepting and a refusing CONNECT proxy.
  */
 export class HttpFixture {
   private constructor(
@@ -23,6 +28,12 @@ export class HttpFixture {
     readonly wrongHost: HostileHttpServer,
     readonly selfSigned: HostileHttpServer,
     readonly dns: HostileDnsServer,
+    readonly redirecting: HostileHttpServer,
+    readonly proxied: HostileHttpServer,
+    readonly proxy: ConnectProxy,
+    readonly refusingProxy: ConnectProxy,
+    /** A port nothing listens on, reached only through the refusing proxy. */
+    readonly behindRefusingProxy: number,
   ) {}
 
   static async start(options: { prefix?: string; env?: Record<string, string>; leaseMs?: number } = {}): Promise<HttpFixture> {
@@ -32,6 +43,11 @@ export class HttpFixture {
     const wrongHost = await startHostileHttpServer({ tls: true, certificate: 'wrong-host' });
     const selfSigned = await startHostileHttpServer({ tls: true, certificate: 'self-signed' });
     const dns = await startHostileDnsServer({ addresses: { 'api.postern.test': '127.0.0.1' } });
+    const redirecting = await startHostileHttpServer();
+    const proxied = await startHostileHttpServer();
+    const proxy = await startConnectProxy();
+    const refusingProxy = await startConnectProxy({ refuseWith: 403 });
+    const behindRefusingProxy = await freePort();
     const timeouts = '{connect: 2000, response_headers: 1500, body: 1500}';
     const limits = '{response_body_bytes: 65536, response_read_bytes: 1048576}';
     const policy = `
@@ -40,6 +56,18 @@ targets:
     idempotency: {header: Idempotency-Key, scope: e2e.payments, retention_s: 86400, margin_s: 3600}
     timeouts_ms: ${timeouts}
     limits: ${limits}
+  - match: "http://127.0.0.1:${redirecting.port}"
+    redirects: same_origin
+    retry_safe_methods: [GET, HEAD]
+    timeouts_ms: ${timeouts}
+    limits: ${limits}
+  - match: "http://127.0.0.1:${proxied.port}"
+    proxy: "http://127.0.0.1:${proxy.port}"
+    timeouts_ms: ${timeouts}
+    limits: ${limits}
+  - match: "http://127.0.0.1:${behindRefusingProxy}"
+    proxy: "http://127.0.0.1:${refusingProxy.port}"
+    timeouts_ms: ${timeouts}
   - match: "http://127.0.0.1:*"
     retry_safe_methods: [GET, HEAD]
     timeouts_ms: ${timeouts}
@@ -62,7 +90,7 @@ dispatch:
       env: { POSTERN_VAULT_PASSPHRASE: 'e2e passphrase, test only', POSTERN_DNS_SERVERS: dns.address, ...options.env },
       policy,
     });
-    const fixture = new HttpFixture(stack, plain, contract, tls, wrongHost, selfSigned, dns);
+    const fixture = new HttpFixture(stack, plain, contract, tls, wrongHost, selfSigned, dns, redirecting, proxied, proxy, refusingProxy, behindRefusingProxy);
     await fixture.putCredential('local-api', 'http_bearer', ['http://127.0.0.1:*', 'http://api.postern.test:*', 'http://nowhere.postern.test:*', 'http://servfail.postern.test:*', 'https://localhost:*'], CANARY);
     return fixture;
   }
@@ -101,7 +129,8 @@ dispatch:
 
   async stop(): Promise<void> {
     await this.stack.stop();
-    await Promise.all([this.plain, this.contract, this.tls, this.wrongHost, this.selfSigned].map((s) => s.close()));
+    await Promise.all([this.plain, this.contract, this.tls, this.wrongHost, this.selfSigned, this.redirecting, this.proxied].map((s) => s.close()));
+    await Promise.all([this.proxy, this.refusingProxy].map((p) => p.close()));
     await this.dns.close();
   }
 }

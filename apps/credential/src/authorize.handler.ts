@@ -1,9 +1,9 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { EventType, Status, type StoredEvent } from '@postern/contract';
 import { durableConsumer, type DurableConsumer, type HandleVerdict, type Journal, type JournalResources } from '@postern/journal';
+import { errorName, type WarningLog } from '@postern/service';
 import { authorize, type Authorization } from './authorize.js';
 import { credentialDraft } from './credential-event.js';
-import { errorName, type CredentialLog } from './credential-log.js';
 import { CREDENTIAL_DURABLE, CREDENTIAL_JOURNAL, CREDENTIAL_LOG, CREDENTIAL_RESOURCES } from './credential.constants.js';
 import { foldHistory } from './invocation-fold.js';
 import { VaultKeeper } from './vault-keeper.js';
@@ -23,7 +23,7 @@ export class AuthorizeHandler implements OnApplicationBootstrap, OnApplicationSh
   constructor(
     @Inject(CREDENTIAL_RESOURCES) private readonly res: JournalResources,
     @Inject(CREDENTIAL_JOURNAL) private readonly journal: Journal,
-    @Inject(CREDENTIAL_LOG) private readonly log: CredentialLog,
+    @Inject(CREDENTIAL_LOG) private readonly log: WarningLog,
     private readonly keeper: VaultKeeper,
   ) {}
 

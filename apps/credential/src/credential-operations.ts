@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Code, requestError, type CredentialMeta, type ErrorReply } from '@postern/contract';
+import { errorName, isMalformedRequest, type WarningLog } from '@postern/service';
 import { openSealed, VaultNotFoundError } from '@postern/vault';
 import { checkSecret, parsePutInput, readCredentialId } from './credential-input.js';
-import { errorName, type CredentialLog } from './credential-log.js';
 import { CREDENTIAL_LOG } from './credential.constants.js';
-import { isMalformedRequest } from './malformed-request.js';
 import { VaultKeeper } from './vault-keeper.js';
 
 const bad = (message: string, field?: string): ErrorReply => requestError(Code.BAD_REQUEST, message, field);
@@ -18,7 +17,7 @@ const bad = (message: string, field?: string): ErrorReply => requestError(Code.B
 export class CredentialOperations {
   constructor(
     private readonly keeper: VaultKeeper,
-    @Inject(CREDENTIAL_LOG) private readonly log: CredentialLog,
+    @Inject(CREDENTIAL_LOG) private readonly log: WarningLog,
   ) {}
 
   async put(input: unknown): Promise<{ credential: CredentialMeta } | ErrorReply> {

@@ -1,12 +1,9 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice } from '@nestjs/common';
-import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import {
   Action,
   EventType,
@@ -17,14 +14,12 @@ import {
   type JournalEvent,
   type StoredEvent,
 } from '@postern/contract';
-import { ensureJournal, Journal, type JournalResources } from '@postern/journal';
+import type { Journal, JournalResources } from '@postern/journal';
+import { makeTempHome, silentLog, startInProcessService, type WarningLog } from '@postern/service';
 import { parsePublicKey, sealTo } from '@postern/vault';
 import type { CredentialConfig } from './credential-config.js';
-import { silentLog, type CredentialLog, type LogFields } from './credential-log.js';
 import { CREDENTIAL_PREFIX, CREDENTIAL_SUBJECTS, credentialQueue } from './credential.constants.js';
 import { CredentialModule } from './credential.module.js';
-import { PlainJsonDeserializer } from './plain-json.deserializer.js';
-import { PlainJsonSerializer } from './plain-json.serializer.js';
 
 /**
  * Test-only: runs the credential service in-process against a given
@@ -57,40 +52,26 @@ export interface CredentialHarness {
 export interface StartOptions {
   home?: string;
   env?: NodeJS.ProcessEnv;
-  log?: CredentialLog;
+  log?: WarningLog;
 }
 
 export const TEST_SCRYPT_N = 2 ** 10;
-const REQUEST_TIMEOUT_MS = 10_000;
 
 export async function startCredential(natsUrl: string, options: StartOptions = {}): Promise<CredentialHarness> {
-  const home = options.home ?? (await mkdtemp(join(tmpdir(), 'postern-credential-')));
+  const home = options.home ?? (await makeTempHome('credential')).home;
   const config: CredentialConfig = { servers: [natsUrl], prefix: CREDENTIAL_PREFIX, home, vaultFile: join(home, 'vault.json') };
-  const app = await NestFactory.createMicroservice<MicroserviceOptions>(
+  const svc = await startInProcessService(
     CredentialModule.register(config, { log: options.log ?? silentLog, vault: { scryptN: TEST_SCRYPT_N }, env: options.env ?? {} }),
     {
-      transport: Transport.NATS,
-      options: {
-        servers: config.servers,
-        queue: credentialQueue(config.prefix),
-        serializer: new PlainJsonSerializer(),
-        deserializer: new PlainJsonDeserializer(),
-      },
-      logger: false,
-      abortOnError: false,
+      service: 'credential service',
+      natsUrl,
+      prefix: CREDENTIAL_PREFIX,
+      queue: credentialQueue(config.prefix),
+      writer: `test-${randomBytes(4).toString('hex')}`,
     },
   );
-  await app.listen();
-  const client = await connect({ servers: natsUrl });
-  const inspector = await connect({ servers: natsUrl });
-  const res = await ensureJournal(inspector, CREDENTIAL_PREFIX);
-  const journal = new Journal(res, CREDENTIAL_PREFIX, `test-${randomBytes(4).toString('hex')}`);
-  const decoder = new TextDecoder();
-
-  const requestRaw = async (subject: string, body: string | Uint8Array): Promise<any> => {
-    const reply = await client.request(subject, body, { timeout: REQUEST_TIMEOUT_MS });
-    return JSON.parse(decoder.decode(reply.data)) as unknown;
-  };
+  const { app, client, res, journal } = svc;
+  const requestRaw = (subject: string, body: string | Uint8Array): Promise<any> => svc.requestRaw(subject, body);
   const request = (subject: string, body: unknown): Promise<any> => requestRaw(subject, JSON.stringify(body));
   const seal = async (text: string): Promise<string> => {
     const status = await request(CREDENTIAL_SUBJECTS.vaultStatus, {});
@@ -151,34 +132,10 @@ export async function startCredential(natsUrl: string, options: StartOptions = {
     events: (id) => journal.read(id),
     waitFor,
     close: async (removeHome = false) => {
-      await client.close();
-      await app.close();
-      await inspector.close();
+      await svc.close();
       if (removeHome) await rm(home, { recursive: true, force: true });
     },
   };
-}
-
-/** A log that keeps every line, to scan for leaks. */
-export function captureLog(lines: string[]): CredentialLog {
-  const push = (level: string) => (event: string, fields?: LogFields) => void lines.push(JSON.stringify({ level, event, ...fields }));
-  return { info: push('info'), warn: push('warn'), error: push('error') };
-}
-
-/** Every message of every stream on the server (journal, KV buckets, object stores), headers and body, byte-faithful. */
-export async function allStreamBytes(res: JournalResources): Promise<string[]> {
-  const out: string[] = [];
-  const streams = await res.jsm.streams.names().next();
-  for (const name of streams) {
-    const info = await res.jsm.streams.info(name);
-    for (let seq = info.state.first_seq; seq <= info.state.last_seq && seq > 0; seq++) {
-      const msg = await res.jsm.streams.getMessage(name, { seq }).catch(() => null);
-      if (msg === null) continue;
-      const headerText = msg.header === undefined ? '' : [...msg.header.keys()].map((k) => `${k}: ${msg.header.get(k)}`).join('\n');
-      out.push(`${msg.subject}\n${headerText}\n${Buffer.from(msg.data).toString('latin1')}`);
-    }
-  }
-  return out;
 }
 
 /** The forms a leaked secret could take. */

@@ -1,5 +1,5 @@
 import { subjects } from '@postern/contract';
-import { readPrefix } from './credential-config.js';
+import { readPrefix } from '@postern/service';
 
 /** Injection tokens of the credential module. */
 export const CREDENTIAL_CONFIG = Symbol('CREDENTIAL_CONFIG');

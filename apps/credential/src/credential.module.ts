@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { connectNats, ensureJournal, Journal, type JournalResources } from '@postern/journal';
+import type { JournalResources } from '@postern/journal';
+import { errorName, journalProviders, jsonLog, type WarningLog } from '@postern/service';
 import { passphraseFromEnv, Vault, VaultPassphraseError, type VaultOptions } from '@postern/vault';
 import { AuthorizeHandler } from './authorize.handler.js';
 import type { CredentialConfig } from './credential-config.js';
-import { errorName, stdoutLog, type CredentialLog } from './credential-log.js';
 import { CredentialOperations } from './credential-operations.js';
 import {
   CREDENTIAL_CONFIG,
@@ -22,7 +21,7 @@ import { VaultOperations } from './vault-operations.js';
 
 export interface CredentialModuleOptions {
   /** Where the service reports what it does (default: JSON lines on stdout). */
-  log?: CredentialLog;
+  log?: WarningLog;
   /** Vault tuning (tests lower the scrypt cost). */
   vault?: VaultOptions;
   /** Environment for the start-up passphrase (default: process.env). */
@@ -34,7 +33,7 @@ export interface CredentialModuleOptions {
 class CredentialShutdown implements OnApplicationShutdown {
   constructor(
     @Inject(CREDENTIAL_RESOURCES) private readonly res: JournalResources,
-    @Inject(CREDENTIAL_LOG) private readonly log: CredentialLog,
+    @Inject(CREDENTIAL_LOG) private readonly log: WarningLog,
     private readonly keeper: VaultKeeper,
   ) {}
 
@@ -45,7 +44,7 @@ class CredentialShutdown implements OnApplicationShutdown {
   }
 }
 
-async function openKeeper(config: CredentialConfig, res: JournalResources, options: CredentialModuleOptions, log: CredentialLog): Promise<VaultKeeper> {
+async function openKeeper(config: CredentialConfig, res: JournalResources, options: CredentialModuleOptions, log: WarningLog): Promise<VaultKeeper> {
   const vault = await Vault.open(config.vaultFile, options.vault);
   const passphrase = await passphraseFromEnv(options.env ?? process.env);
   if (passphrase !== null) {
@@ -71,32 +70,20 @@ export class CredentialModule {
         `prefix ${config.prefix} differs from POSTERN_PREFIX (${CREDENTIAL_PREFIX}) the subjects were built from`,
       );
     }
-    const log = options.log ?? stdoutLog('credential');
+    const log = options.log ?? jsonLog('credential');
     return {
       module: CredentialModule,
       controllers: [VaultController, CredentialsController],
       providers: [
         { provide: CREDENTIAL_CONFIG, useValue: config },
         { provide: CREDENTIAL_LOG, useValue: log },
-        {
-          provide: CREDENTIAL_RESOURCES,
-          useFactory: async (): Promise<JournalResources> => {
-            const nc = await connectNats({ servers: config.servers, name: `${config.prefix}-credential` });
-            try {
-              return await ensureJournal(nc, config.prefix);
-            } catch (err) {
-              await nc.close().catch(() => undefined);
-              throw err;
-            }
-          },
-        },
-        {
-          provide: CREDENTIAL_JOURNAL,
-          inject: [CREDENTIAL_RESOURCES],
-          // One writer name per process, so two replicas racing on one invocation tell their appends apart.
-          useFactory: (res: JournalResources): Journal =>
-            new Journal(res, config.prefix, `credential-${randomBytes(6).toString('hex')}`),
-        },
+        ...journalProviders({
+          service: 'credential',
+          servers: config.servers,
+          prefix: config.prefix,
+          resources: CREDENTIAL_RESOURCES,
+          journal: CREDENTIAL_JOURNAL,
+        }),
         {
           provide: VaultKeeper,
           inject: [CREDENTIAL_RESOURCES],

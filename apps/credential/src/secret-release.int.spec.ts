@@ -4,9 +4,10 @@ import { startNatsServer, type NatsServerHandle } from '@postern/testkit';
 import { Code, EventType, EvidenceSource, Retry, ServiceName, toRecordView, type Lease, type StoredEvent } from '@postern/contract';
 import { encodeKvKey } from '@postern/journal';
 import { generateSealKeyPair, openSealed, publicKeyBase64, type SealKeyPair } from '@postern/vault';
+import { allStreamBytes, captureLog } from '@postern/service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindingFor } from './credential-test-fixtures.js';
-import { allStreamBytes, captureLog, leakForms, startCredential, type CredentialHarness } from './credential-test-harness.js';
+import { leakForms, startCredential, type CredentialHarness } from './credential-test-harness.js';
 import { foldHistory } from './invocation-fold.js';
 
 let nats: NatsServerHandle;

@@ -10,11 +10,10 @@ import {
   type Lease,
 } from '@postern/contract';
 import { encodeKvKey, kvGetJson, type Journal, type JournalResources } from '@postern/journal';
+import { isMalformedRequest, type WarningLog } from '@postern/service';
 import { parsePublicKey, sealTo, VaultDecryptError } from '@postern/vault';
-import type { CredentialLog } from './credential-log.js';
 import { CREDENTIAL_JOURNAL, CREDENTIAL_LOG, CREDENTIAL_RESOURCES } from './credential.constants.js';
 import { foldHistory } from './invocation-fold.js';
-import { isMalformedRequest } from './malformed-request.js';
 import { VaultKeeper } from './vault-keeper.js';
 
 export interface ReleasedCredential {
@@ -68,7 +67,7 @@ export class SecretRelease {
   constructor(
     @Inject(CREDENTIAL_RESOURCES) private readonly res: JournalResources,
     @Inject(CREDENTIAL_JOURNAL) private readonly journal: Journal,
-    @Inject(CREDENTIAL_LOG) private readonly log: CredentialLog,
+    @Inject(CREDENTIAL_LOG) private readonly log: WarningLog,
     private readonly keeper: VaultKeeper,
   ) {}
 

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Code, requestError, type ErrorReply } from '@postern/contract';
+import { errorName, isMalformedRequest, type WarningLog } from '@postern/service';
 import { openSealed, VaultPassphraseError, VaultStateError, VaultErrorCode } from '@postern/vault';
-import { errorName, type CredentialLog } from './credential-log.js';
 import { CREDENTIAL_LOG } from './credential.constants.js';
-import { isMalformedRequest } from './malformed-request.js';
 import { VaultKeeper } from './vault-keeper.js';
 
 export type VaultReply = { state: string; public_key: string } | ErrorReply;
@@ -16,7 +15,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export class VaultOperations {
   constructor(
     private readonly keeper: VaultKeeper,
-    @Inject(CREDENTIAL_LOG) private readonly log: CredentialLog,
+    @Inject(CREDENTIAL_LOG) private readonly log: WarningLog,
   ) {}
 
   status(input: unknown): VaultReply {

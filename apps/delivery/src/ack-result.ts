@@ -12,7 +12,7 @@ import {
   type StoredEvent,
 } from '@postern/contract';
 import type { EventDraft, Journal } from '@postern/journal';
-import type { DeliveryLog } from './delivery-log.js';
+import type { ServiceLog } from '@postern/service';
 import { DELIVERY_CLOCK, DELIVERY_JOURNAL, DELIVERY_LOG, type Clock } from './delivery.constants.js';
 import { DeliveryBusyError } from './errors.js';
 import { readAckRequest } from './delivery-request.js';
@@ -33,7 +33,7 @@ export class AckResult {
   constructor(
     private readonly records: RecordReader,
     @Inject(DELIVERY_JOURNAL) private readonly journal: Journal,
-    @Inject(DELIVERY_LOG) private readonly log: DeliveryLog,
+    @Inject(DELIVERY_LOG) private readonly log: ServiceLog,
     @Inject(DELIVERY_CLOCK) private readonly now: Clock,
   ) {}
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Code, requestError, type ErrorReply, type RecordView } from '@postern/contract';
 import { InvalidNameError, type JournalResources } from '@postern/journal';
-import type { DeliveryLog } from './delivery-log.js';
+import type { ServiceLog } from '@postern/service';
 import { DELIVERY_LOG, DELIVERY_RESOURCES, DELIVERY_TUNING, type DeliveryTuning } from './delivery.constants.js';
 import { readAwaitRequest } from './delivery-request.js';
 import { EventSignal } from './event-signal.js';
@@ -23,7 +23,7 @@ export class AwaitAction {
     private readonly records: RecordReader,
     @Inject(DELIVERY_RESOURCES) private readonly res: JournalResources,
     @Inject(DELIVERY_TUNING) private readonly tuning: DeliveryTuning,
-    @Inject(DELIVERY_LOG) private readonly log: DeliveryLog,
+    @Inject(DELIVERY_LOG) private readonly log: ServiceLog,
   ) {}
 
   async run(input: unknown): Promise<RecordView | ErrorReply> {

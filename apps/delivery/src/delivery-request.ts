@@ -1,5 +1,5 @@
 import type { ResultStreamName } from '@postern/journal';
-import { isMalformedRequest } from './malformed-request.js';
+import { isMalformedRequest } from '@postern/service';
 
 /**
  * The request bodies of the delivery subjects (CONTRACT.md section 2). Each

@@ -1,19 +1,12 @@
 import 'reflect-metadata';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { NestFactory } from '@nestjs/core';
+import { rm } from 'node:fs/promises';
 import type { INestMicroservice } from '@nestjs/common';
-import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { EventType, StoredEvent } from '@postern/contract';
-import { ensureJournal, Journal, type JournalResources } from '@postern/journal';
-import type { DeliveryConfig } from './delivery-config.js';
-import { silentLog, type DeliveryLog } from './delivery-log.js';
+import type { Journal, JournalResources } from '@postern/journal';
+import { makeTempHome, silentLog, startInProcessService, type ServiceConfig, type ServiceLog } from '@postern/service';
 import { DELIVERY_PREFIX, DELIVERY_SUBJECTS, deliveryQueue, type DeliveryTuning } from './delivery.constants.js';
 import { DeliveryModule } from './delivery.module.js';
-import { PlainJsonDeserializer } from './plain-json.deserializer.js';
-import { PlainJsonSerializer } from './plain-json.serializer.js';
 
 /**
  * Runs the delivery service in-process against a given nats-server, wired as
@@ -38,47 +31,23 @@ export interface DeliveryHarness {
   close(): Promise<void>;
 }
 
-const REQUEST_TIMEOUT_MS = 10_000;
-
 export async function startDelivery(
   natsUrl: string,
   policyYaml: string,
-  opts: { log?: DeliveryLog; tuning?: Partial<DeliveryTuning> } = {},
+  opts: { log?: ServiceLog; tuning?: Partial<DeliveryTuning> } = {},
 ): Promise<DeliveryHarness> {
-  const home = await mkdtemp(join(tmpdir(), 'postern-delivery-'));
-  const configPath = join(home, 'postern.yaml');
-  await writeFile(configPath, policyYaml, 'utf8');
-  const config: DeliveryConfig = { servers: [natsUrl], prefix: DELIVERY_PREFIX, home, configPath };
+  const { home, configPath } = await makeTempHome('delivery', policyYaml);
+  const config: ServiceConfig = { servers: [natsUrl], prefix: DELIVERY_PREFIX, home, configPath };
   const clock = { offsetMs: 0 };
-  const app = await NestFactory.createMicroservice<MicroserviceOptions>(
+  const svc = await startInProcessService(
     DeliveryModule.register(config, {
       log: opts.log ?? silentLog,
       now: () => Date.now() + clock.offsetMs,
       ...(opts.tuning !== undefined ? { tuning: opts.tuning } : {}),
     }),
-    {
-      transport: Transport.NATS,
-      options: {
-        servers: config.servers,
-        queue: deliveryQueue(config.prefix),
-        serializer: new PlainJsonSerializer(),
-        deserializer: new PlainJsonDeserializer(),
-      },
-      logger: false,
-      abortOnError: false,
-    },
+    { service: 'delivery', natsUrl, prefix: DELIVERY_PREFIX, queue: deliveryQueue(config.prefix), writer: 'test-writer' },
   );
-  await app.listen();
-  const client = await connect({ servers: natsUrl });
-  const inspector = await connect({ servers: natsUrl });
-  const res = await ensureJournal(inspector, DELIVERY_PREFIX);
-  const journal = new Journal(res, DELIVERY_PREFIX, 'test-writer');
-  const decoder = new TextDecoder();
-
-  const requestRaw = async (subject: string, body: string | Uint8Array, timeoutMs = REQUEST_TIMEOUT_MS): Promise<any> => {
-    const reply = await client.request(subject, body, { timeout: timeoutMs });
-    return JSON.parse(decoder.decode(reply.data)) as unknown;
-  };
+  const { app, client, res, journal, requestRaw } = svc;
   return {
     app,
     client,
@@ -99,9 +68,7 @@ export async function startDelivery(
       return null;
     },
     close: async () => {
-      await client.close();
-      await app.close();
-      await inspector.close();
+      await svc.close();
       await rm(home, { recursive: true, force: true });
     },
   };

@@ -10,9 +10,9 @@ import {
   toRecordView,
   type StoredEvent,
 } from '@postern/contract';
+import { MalformedRequest } from '@postern/service';
 import { describe, expect, it } from 'vitest';
 import { readAckRequest, readAwaitRequest, readPartRequest } from './delivery-request.js';
-import { MalformedRequest } from './malformed-request.js';
 import { asEvent, commitDraft, storeFailureDraft, StoreFailure } from './result-commit.js';
 import { awaitIsOver, foldHistory, settlementOf } from './result-history.js';
 import { resultView } from './result-view.js';

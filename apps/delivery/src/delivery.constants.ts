@@ -1,5 +1,5 @@
 import { subjects } from '@postern/contract';
-import { readPrefix } from './delivery-config.js';
+import { readPrefix } from '@postern/service';
 
 /** Injection tokens of the delivery module. */
 export const DELIVERY_CONFIG = Symbol('DELIVERY_CONFIG');

@@ -1,11 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { connectNats, ensureJournal, Journal, type JournalResources } from '@postern/journal';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { ensurePolicyFile, PolicyStore } from '@postern/policy';
+import { journalProviders, journalShutdown, jsonLog, policyProvider, type ServiceConfig, type ServiceLog } from '@postern/service';
 import { AckResult } from './ack-result.js';
 import { AwaitAction } from './await-action.js';
-import type { DeliveryConfig } from './delivery-config.js';
-import { stdoutLog, type DeliveryLog } from './delivery-log.js';
 import {
   DEFAULT_TUNING,
   DELIVERY_CLOCK,
@@ -29,36 +26,22 @@ import { ResultReader } from './result-reader.js';
 
 export interface DeliveryModuleOptions {
   /** Where the service reports what it does (default: JSON lines on stdout). */
-  log?: DeliveryLog;
+  log?: ServiceLog;
   /** Epoch milliseconds for retention and event times (default `Date.now`). */
   now?: Clock;
   tuning?: Partial<DeliveryTuning>;
 }
 
-/** Closes the journal connection once the transport and the consumer have stopped. */
-@Injectable()
-class DeliveryShutdown implements OnApplicationShutdown {
-  constructor(
-    @Inject(DELIVERY_RESOURCES) private readonly res: JournalResources,
-    @Inject(DELIVERY_LOG) private readonly log: DeliveryLog,
-  ) {}
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.res.nc.drain().catch(() => undefined);
-    this.log.info('delivery.stopped');
-  }
-}
-
 @Module({})
 export class DeliveryModule {
-  static register(config: DeliveryConfig, options: DeliveryModuleOptions = {}): DynamicModule {
+  static register(config: ServiceConfig, options: DeliveryModuleOptions = {}): DynamicModule {
     if (config.prefix !== DELIVERY_PREFIX) {
       // The handlers' subjects were fixed from POSTERN_PREFIX at import time.
       throw new DeliveryConfigError(
         `prefix ${config.prefix} differs from POSTERN_PREFIX (${DELIVERY_PREFIX}) the subjects were built from`,
       );
     }
-    const log = options.log ?? stdoutLog('delivery');
+    const log = options.log ?? jsonLog('delivery');
     const tuning: DeliveryTuning = { ...DEFAULT_TUNING, ...options.tuning };
     return {
       module: DeliveryModule,
@@ -68,36 +51,17 @@ export class DeliveryModule {
         { provide: DELIVERY_LOG, useValue: log },
         { provide: DELIVERY_CLOCK, useValue: options.now ?? Date.now },
         { provide: DELIVERY_TUNING, useValue: tuning },
-        {
-          provide: DELIVERY_RESOURCES,
-          useFactory: async (): Promise<JournalResources> => {
-            const nc = await connectNats({ servers: config.servers, name: `${config.prefix}-delivery` });
-            try {
-              return await ensureJournal(nc, config.prefix);
-            } catch (err) {
-              await nc.close().catch(() => undefined);
-              throw err;
-            }
-          },
-        },
-        {
-          provide: DELIVERY_JOURNAL,
-          inject: [DELIVERY_RESOURCES],
-          // One writer name per process, so two replicas racing on one invocation tell their appends apart.
-          useFactory: (res: JournalResources): Journal =>
-            new Journal(res, config.prefix, `delivery-${randomBytes(6).toString('hex')}`),
-        },
-        {
-          provide: DELIVERY_POLICY,
-          useFactory: async (): Promise<PolicyStore> => {
-            const { created } = await ensurePolicyFile(config.configPath);
-            if (created) log.info('policy.created', { path: config.configPath });
-            return PolicyStore.open(config.configPath, {
-              onReload: (_policy, generation) => log.info('policy.reloaded', { generation }),
-              onError: (err) => log.error('policy.refused', { error: err.name }),
-            });
-          },
-        },
+        ...journalProviders({
+          service: 'delivery',
+          servers: config.servers,
+          prefix: config.prefix,
+          resources: DELIVERY_RESOURCES,
+          journal: DELIVERY_JOURNAL,
+        }),
+        policyProvider(DELIVERY_POLICY, config.configPath, log, {
+          ensureFile: ensurePolicyFile,
+          open: (path, hooks) => PolicyStore.open(path, hooks),
+        }),
         RecordReader,
         ResultReader,
         AwaitAction,
@@ -105,7 +69,7 @@ export class DeliveryModule {
         ResultPartAction,
         AckResult,
         ResultCommitHandler,
-        DeliveryShutdown,
+        journalShutdown(DELIVERY_RESOURCES, DELIVERY_LOG, 'delivery'),
       ],
     };
   }

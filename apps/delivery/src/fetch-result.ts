@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Code, requestError, type ErrorReply } from '@postern/contract';
 import { RESULT_PART_BYTES, type ResultStreamMeta, type ResultStreamName } from '@postern/journal';
-import type { DeliveryLog } from './delivery-log.js';
+import type { ServiceLog } from '@postern/service';
 import { DELIVERY_LOG } from './delivery.constants.js';
 import { readInvocationRequest } from './delivery-request.js';
 import { ResultReader } from './result-reader.js';
@@ -12,7 +12,7 @@ import { isHttpMeta, resultView, type InlineStreams, type ResultView } from './r
 export class FetchResult {
   constructor(
     private readonly reader: ResultReader,
-    @Inject(DELIVERY_LOG) private readonly log: DeliveryLog,
+    @Inject(DELIVERY_LOG) private readonly log: ServiceLog,
   ) {}
 
   async run(input: unknown): Promise<ResultView | ErrorReply> {

@@ -1,8 +1,6 @@
 export { DeliveryModule } from './delivery.module.js';
 export type { DeliveryModuleOptions } from './delivery.module.js';
 export { DeliveryController } from './delivery.controller.js';
-export { readDeliveryConfig, readPrefix } from './delivery-config.js';
-export type { DeliveryConfig } from './delivery-config.js';
 export {
   DEFAULT_TUNING,
   DELIVERY_CLOCK,
@@ -18,10 +16,6 @@ export {
   deliveryQueue,
 } from './delivery.constants.js';
 export type { Clock, DeliveryTuning } from './delivery.constants.js';
-export { PlainJsonSerializer } from './plain-json.serializer.js';
-export type { PlainJsonReply } from './plain-json.serializer.js';
-export { PlainJsonDeserializer, parsePlainJson } from './plain-json.deserializer.js';
-export { MalformedRequest, isMalformedRequest } from './malformed-request.js';
 export { AwaitAction } from './await-action.js';
 export { FetchResult } from './fetch-result.js';
 export { ResultPartAction } from './result-part.js';
@@ -67,5 +61,3 @@ export type { AckRequest, AwaitRequest, Parsed, PartRequest } from './delivery-r
 export { EventSignal } from './event-signal.js';
 export { StreamCache } from './stream-cache.js';
 export { DeliveryBusyError, DeliveryConfigError } from './errors.js';
-export { stdoutLog, silentLog, errorName } from './delivery-log.js';
-export type { DeliveryLog, LogFields } from './delivery-log.js';

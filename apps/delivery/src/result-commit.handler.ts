@@ -12,7 +12,7 @@ import {
   type Journal,
   type JournalResources,
 } from '@postern/journal';
-import { errorName, type DeliveryLog } from './delivery-log.js';
+import { errorName, type ServiceLog } from '@postern/service';
 import {
   DELIVERY_CLOCK,
   DELIVERY_DURABLE,
@@ -41,7 +41,7 @@ export class ResultCommitHandler implements OnApplicationBootstrap, BeforeApplic
   constructor(
     @Inject(DELIVERY_RESOURCES) private readonly res: JournalResources,
     @Inject(DELIVERY_JOURNAL) private readonly journal: Journal,
-    @Inject(DELIVERY_LOG) private readonly log: DeliveryLog,
+    @Inject(DELIVERY_LOG) private readonly log: ServiceLog,
     @Inject(DELIVERY_CLOCK) private readonly now: Clock,
   ) {}
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Code, requestError, type ErrorReply } from '@postern/contract';
 import { resultPart, type ResultStreamMeta } from '@postern/journal';
-import type { DeliveryLog } from './delivery-log.js';
+import type { ServiceLog } from '@postern/service';
 import { DELIVERY_LOG } from './delivery.constants.js';
 import { readPartRequest } from './delivery-request.js';
 import { ResultReader } from './result-reader.js';
@@ -12,7 +12,7 @@ import { isHttpMeta, partView, type ResultPartView } from './result-view.js';
 export class ResultPartAction {
   constructor(
     private readonly reader: ResultReader,
-    @Inject(DELIVERY_LOG) private readonly log: DeliveryLog,
+    @Inject(DELIVERY_LOG) private readonly log: ServiceLog,
   ) {}
 
   async run(input: unknown): Promise<ResultPartView | ErrorReply> {

@@ -11,7 +11,7 @@ import {
   type ResultStreamName,
 } from '@postern/journal';
 import type { PolicyStore } from '@postern/policy';
-import { errorName, type DeliveryLog } from './delivery-log.js';
+import { errorName, type ServiceLog } from '@postern/service';
 import { DELIVERY_CLOCK, DELIVERY_LOG, DELIVERY_POLICY, DELIVERY_RESOURCES, type Clock } from './delivery.constants.js';
 import { RecordReader } from './record-reader.js';
 import { notCommitted, storeFailed } from './result-errors.js';
@@ -44,7 +44,7 @@ export class ResultReader {
     private readonly records: RecordReader,
     @Inject(DELIVERY_RESOURCES) private readonly res: JournalResources,
     @Inject(DELIVERY_POLICY) private readonly policy: PolicyStore,
-    @Inject(DELIVERY_LOG) private readonly log: DeliveryLog,
+    @Inject(DELIVERY_LOG) private readonly log: ServiceLog,
     @Inject(DELIVERY_CLOCK) private readonly now: Clock,
   ) {}
 

@@ -1,6 +1,8 @@
 import {
   classify,
+  CredentialType,
   EventType,
+  Outcome,
   EvidenceSource,
   Phase,
   type Classification,
@@ -16,12 +18,26 @@ import { errorName } from './dispatcher-log.js';
 import { FaultPoint } from './fault-point.js';
 import { hasCancel, type InvocationPlan } from './invocation-plan.js';
 import { observationFromReport, type ResponseFacts } from './observation-from-report.js';
+import { sameOriginLocation, withoutBodyHeaders } from './redirect-follow.js';
 import { callerHeadersOf, planRequest, type BoundTarget } from './request-plan.js';
 import { responseFacts } from './response-facts.js';
 import type { ReleasedCredential } from './secret-release.js';
 import { resultToStore } from './stored-result.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
+
+/** The request line of this attempt: the bound one, or a followed redirect's. */
+export interface AttemptRequest {
+  method: string;
+  /** False for a 303 follow-up: a GET without the body. */
+  keepBody: boolean;
+}
+
+/** A 3xx this attempt commits and the next attempt follows. */
+interface RedirectToFollow {
+  status: number;
+  location: string;
+}
 
 /** What the dispatch side of an attempt hands over once DISPATCH_STARTED is durable. */
 export interface ExchangeContext {
@@ -56,15 +72,18 @@ export class AttemptExchange {
     credential: ReleasedCredential,
     body: Uint8Array | null,
     deadline: number | null,
+    line: AttemptRequest,
   ): Promise<HandleVerdict> {
     const secret = this.ctx.secret;
+    const callerHeaders = callerHeadersOf(this.ctx.plan.state.command);
     const request = planRequest({
       binding: this.ctx.plan.binding,
       bound,
-      callerHeaders: callerHeadersOf(this.ctx.plan.state.command),
+      callerHeaders: line.keepBody ? callerHeaders : withoutBodyHeaders(callerHeaders),
       credential,
       secret,
-      body,
+      body: line.keepBody ? body : null,
+      method: line.method,
     });
     const chunks: Uint8Array[] = [];
     let facts: ResponseFacts | null = null;
@@ -137,7 +156,8 @@ export class AttemptExchange {
     }
 
     const complete = status !== null && report.body_complete;
-    if (complete) await this.commitResponse(report, status, entry, chunks, classification, resolvedFacts);
+    const redirect = complete ? this.redirectToFollow(status, report, bound, entry, credential, classification) : null;
+    if (complete) await this.commitResponse(report, status, entry, chunks, classification, resolvedFacts, redirect);
     else await this.appendAfterDispatch(EventType.REMOTE_OUTCOME_UNKNOWN, unknownData(classification, report, resolvedFacts));
     this.ctx.deps.log.info('attempt.resolved', {
       invocation_id: this.ctx.invocationId,
@@ -145,6 +165,7 @@ export class AttemptExchange {
       outcome: classification.outcome,
       code: classification.code,
       status,
+      follows_redirect: redirect !== null,
     });
     if (!this.silenced) await this.ctx.lease.release();
     return 'ack';
@@ -158,6 +179,7 @@ export class AttemptExchange {
     chunks: readonly Uint8Array[],
     classification: Classification,
     facts: ResponseFacts,
+    redirect: RedirectToFollow | null,
   ): Promise<void> {
     let stored;
     try {
@@ -185,11 +207,37 @@ export class AttemptExchange {
       });
       return;
     }
-    await this.appendAfterDispatch(
-      EventType.REMOTE_RESPONSE_COMPLETE,
-      completeData(classification, report, facts, stored),
-      EvidenceSource.remote_response,
-    );
+    const data = completeData(classification, report, facts, stored);
+    if (redirect !== null) data['redirect'] = { status: redirect.status, location: redirect.location };
+    await this.appendAfterDispatch(EventType.REMOTE_RESPONSE_COMPLETE, data, EvidenceSource.remote_response);
+  }
+
+  /**
+   * `redirects: same_origin`: a complete, committed 3xx whose Location stays
+   * on the attempt's origin is followed as the next attempt, while the
+   * budget has one left and the caller has not cancelled. The fold applies
+   * the same conditions, so a follow-up it would refuse is never planned.
+   */
+  private redirectToFollow(
+    status: number,
+    report: HttpExchangeReport,
+    bound: BoundTarget,
+    entry: TargetPolicy,
+    credential: ReleasedCredential,
+    classification: Classification,
+  ): RedirectToFollow | null {
+    if (entry.redirects !== 'same_origin') return null;
+    if (classification.outcome !== Outcome.committed || classification.code !== null) return null;
+    if (this.ctx.plan.attempt >= this.ctx.plan.binding.budget) return null;
+    if (hasCancel(this.ctx.journal.history)) return null;
+    const location = sameOriginLocation({
+      status,
+      headers: report.headers ?? [],
+      bound,
+      secretForms: this.ctx.forms,
+      ...(credential.type === CredentialType.http_query && credential.param !== undefined ? { queryParam: credential.param } : {}),
+    });
+    return location === null ? null : { status, location };
   }
 
   /** The caller's deadline passed while the remote works: say so at once, and keep reading. */

@@ -1,4 +1,4 @@
-import { EventType, type StoredEvent } from '@postern/contract';
+import { EventType, ServiceName, type StoredEvent } from '@postern/contract';
 import type { EventDraft, Journal } from '@postern/journal';
 
 /** Decides the event from the history it will follow; null when it is no longer due. */
@@ -28,8 +28,10 @@ export class AttemptJournal {
 
   /**
    * True once the event is durable (or no longer due). Losing the place
-   * stops the attempt, except after dispatch when the only newcomers are a
-   * caller's cancel: the remote result is still to be recorded on top of it.
+   * stops the attempt, except when the only newcomers are the delivery
+   * service settling an earlier attempt's result (a followed redirect's 3xx)
+   * or, after dispatch, a caller's cancel: the remote result is still to be
+   * recorded on top of them.
    */
   async append(build: DraftBuilder, afterDispatch: boolean): Promise<boolean> {
     for (let round = 0; round < MAX_REBASES; round++) {
@@ -45,8 +47,20 @@ export class AttemptJournal {
       const fresh = await this.journal.read(this.invocationId);
       const newcomers = fresh.slice(this.known.length);
       this.known = fresh;
-      if (!afterDispatch || newcomers.length === 0 || !newcomers.every((e) => e.type === EventType.CALLER_CANCELLED)) return false;
+      if (newcomers.length === 0 || !newcomers.every((e) => harmless(e, afterDispatch))) return false;
     }
     return false;
   }
+}
+
+/** Result settlements the delivery service writes about an earlier attempt's response. */
+const SETTLEMENTS: ReadonlySet<string> = new Set([
+  EventType.RESULT_COMMITTED,
+  EventType.RESULT_DELIVERED,
+]);
+
+/** A newcomer that does not take the attempt's place: it decides nothing about this attempt. */
+function harmless(e: StoredEvent, afterDispatch: boolean): boolean {
+  if (afterDispatch && e.type === EventType.CALLER_CANCELLED) return true;
+  return e.service === ServiceName.delivery && SETTLEMENTS.has(e.type);
 }

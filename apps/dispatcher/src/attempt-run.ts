@@ -28,6 +28,7 @@ import { dispatcherDraft, writerName } from './dispatcher-event.js';
 import { errorName } from './dispatcher-log.js';
 import { FaultPoint } from './fault-point.js';
 import { hasCancel, type InvocationPlan } from './invocation-plan.js';
+import { followUpMethod, proxyAddress } from './redirect-follow.js';
 import { targetOf, type BoundTarget } from './request-plan.js';
 import { requestSecret, type ReleasedCredential } from './secret-release.js';
 
@@ -97,9 +98,15 @@ export class AttemptRun {
 
     const check = checkBinding(binding, this.plan.fingerprint, this.deps.policy.current());
     if (!check.ok) return this.refuseBinding(check.message);
-    const bound = targetOf(binding) as BoundTarget;
+    const boundTarget = targetOf(binding) as BoundTarget;
+    // A followed redirect keeps the bound origin (so the policy entry and the
+    // credential scope just checked are the ones that govern it) and takes
+    // only the Location's path and query.
+    const redirect = this.plan.redirect;
+    const bound: BoundTarget = redirect === null ? boundTarget : { ...boundTarget, path: redirect.location };
+    const line = followUpMethod(binding.method ?? 'GET', redirect?.status ?? 0);
     let body: Uint8Array | null = null;
-    if (binding.body_digest !== null) {
+    if (binding.body_digest !== null && line.keepBody) {
       body = await getPayload(this.deps.res, binding.body_digest);
       if (body === null) return this.refuseBinding('The bound request body is no longer in the payload store.');
     }
@@ -148,7 +155,9 @@ export class AttemptRun {
     const connection: Record<string, unknown> = { id: conn.id, reused: conn.reused };
     if (conn.remoteAddress !== '') connection['remote_address'] = `${conn.remoteAddress}:${conn.remotePort}`;
     if (conn.tlsPeerSha256 !== undefined) connection['tls_peer_sha256'] = conn.tlsPeerSha256;
-    const dispatched = await this.journal.append(() => this.draft(EventType.DISPATCH_STARTED, { connect_try: connectTry, connection }), false);
+    const started: Record<string, unknown> = { connect_try: connectTry, connection };
+    if (redirect !== null) started['follows_redirect'] = { attempt: redirect.attempt, status: redirect.status, location: redirect.location, method: line.method };
+    const dispatched = await this.journal.append(() => this.draft(EventType.DISPATCH_STARTED, started), false);
     if (!dispatched) {
       this.deps.pool.release(conn);
       return this.stopBefore('dispatch_lost');
@@ -167,7 +176,7 @@ export class AttemptRun {
       draft: (type, data, source) => this.draft(type, data, source),
       fault: (point) => this.fault(point),
     });
-    return exchange.run(conn, bound, check.entry, credential.credential, body, deadline);
+    return exchange.run(conn, bound, check.entry, credential.credential, body, deadline, line);
   }
 
   /** The secret for this attempt, or the verdict when there is none to have. */
@@ -234,6 +243,19 @@ export class AttemptRun {
         return { kind: 'stop', verdict: verdict ?? 'ack' };
       }
     }
+    let proxy: { host: string; port: number } | undefined;
+    if (entry.proxy !== undefined) {
+      const address = proxyAddress(entry.proxy);
+      if (address === null) {
+        const verdict = await this.connectionFailed(1, true, {
+          failure: SetupFailure.proxy_tunnel,
+          stage: Stage.proxy_connect,
+          diagnostic: 'proxy_unsupported',
+        });
+        return { kind: 'stop', verdict: verdict ?? 'ack' };
+      }
+      proxy = address;
+    }
     for (let connectTry = 1; connectTry <= tries; connectTry++) {
       if (this.lease.lost) return { kind: 'stop', verdict: this.stopBefore('lease_lost') };
       const pooled = this.deps.pool.acquire(bound.origin);
@@ -241,6 +263,7 @@ export class AttemptRun {
       const opened = await openConnection(bound.target, {
         connectTimeoutMs: entry.timeouts_ms.connect,
         ...(ca !== undefined ? { ca } : {}),
+        ...(proxy !== undefined ? { proxy } : {}),
         ...(this.deps.lookup !== undefined ? { lookup: this.deps.lookup } : {}),
       });
       if (opened.ok) return { kind: 'ok', conn: opened.connection, connectTry };
@@ -281,7 +304,9 @@ export class AttemptRun {
   }
 
   private async refuseBinding(message: string): Promise<HandleVerdict> {
-    if (this.plan.state.dispatches > 0) {
+    // A redirect's follow-up that fails its re-check is recorded: the fold
+    // ends the invocation with it, the 3xx before it staying committed.
+    if (this.plan.state.dispatches > 0 && this.plan.redirect === null) {
       // A later attempt cannot be refused as validation; it stops without dispatching.
       this.deps.log.error('attempt.binding_changed', { invocation_id: this.id, attempt: this.plan.attempt });
       await this.lease.release();
@@ -298,7 +323,7 @@ export class AttemptRun {
 
   /** The service's own text is not repeated: only the contract's message for the code is journaled. */
   private async refuseCredential(code: Code, actionRequired: string | null): Promise<HandleVerdict> {
-    if (this.plan.state.dispatches > 0) {
+    if (this.plan.state.dispatches > 0 && this.plan.redirect === null) {
       await this.lease.release();
       return 'ack';
     }

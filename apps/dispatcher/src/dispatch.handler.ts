@@ -9,6 +9,8 @@ import type { Recovery } from './recovery.js';
 
 const RACED_DELAY_MS = 200;
 const MAX_WAIT_MS = 60_000;
+/** More than any sane `dispatch.budget`; the budget stops a chain first. */
+const MAX_FOLLOW_UPS = 20;
 
 /**
  * CREDENTIAL_AUTHORIZED (and RETRY_SCHEDULED) from the shared durable
@@ -25,7 +27,30 @@ export class DispatchHandler {
     return this.dispatch(event.invocation_id);
   }
 
+  /**
+   * Runs what the journal says is due, then looks again: an attempt that
+   * committed a redirect to follow leaves the next attempt due at once. The
+   * message is acknowledged only after the chain, so a crash in between
+   * brings it back and the journal picks up where it stopped.
+   */
   async dispatch(invocationId: string): Promise<HandleVerdict> {
+    if (this.deps.inFlight.has(invocationId)) return 'ack';
+    let verdict = await this.dispatchOnce(invocationId);
+    // Bounded by the budget: every round is one more dispatch.
+    for (let round = 0; round < MAX_FOLLOW_UPS && verdict === 'ack'; round++) {
+      if (!(await this.redirectDue(invocationId))) break;
+      verdict = await this.dispatchOnce(invocationId);
+    }
+    return verdict;
+  }
+
+  private async redirectDue(invocationId: string): Promise<boolean> {
+    const reader = new Journal(this.deps.res, this.deps.prefix, writerName(this.deps.instanceId, 0));
+    const plan = planInvocation(await reader.read(invocationId));
+    return plan.kind === 'dispatch' && plan.redirect !== null;
+  }
+
+  private async dispatchOnce(invocationId: string): Promise<HandleVerdict> {
     if (this.deps.inFlight.has(invocationId)) return 'ack';
     const reader = new Journal(this.deps.res, this.deps.prefix, writerName(this.deps.instanceId, 0));
     const history = await reader.read(invocationId);

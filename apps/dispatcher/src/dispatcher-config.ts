@@ -1,13 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { readServiceConfig, type ServiceConfig } from '@postern/service';
 import { FaultPoint, FAULT_POINTS } from './fault-point.js';
 
 /** What the dispatcher needs from its environment (CONTRACT.md section 1). */
-export interface DispatcherConfig {
-  servers: string[];
-  prefix: string;
-  home: string;
-  configPath: string;
+export interface DispatcherConfig extends ServiceConfig {
   /** Names this process in leases and in its journal writer ids. */
   instanceId: string;
   /** Set only by the crash tests: the process kills itself at this point. */
@@ -18,24 +14,13 @@ export interface DispatcherConfig {
   dnsServers: string[];
 }
 
-const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
-const DEFAULT_PREFIX = 'postern';
-const DEFAULT_HOME = './.postern';
 const DEFAULT_CONCURRENCY = 8;
 
 export function readDispatcherConfig(env: NodeJS.ProcessEnv): DispatcherConfig {
-  const servers = (env['NATS_URL'] ?? DEFAULT_NATS_URL)
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-  const home = env['POSTERN_HOME']?.trim() || DEFAULT_HOME;
   const fault = env['POSTERN_FAULT']?.trim() ?? '';
   const concurrency = Number(env['POSTERN_DISPATCH_CONCURRENCY'] ?? DEFAULT_CONCURRENCY);
   return {
-    servers: servers.length > 0 ? servers : [DEFAULT_NATS_URL],
-    prefix: env['POSTERN_PREFIX']?.trim() || DEFAULT_PREFIX,
-    home,
-    configPath: env['POSTERN_CONFIG']?.trim() || join(home, 'postern.yaml'),
+    ...readServiceConfig(env),
     instanceId: newInstanceId(),
     fault: (FAULT_POINTS as readonly string[]).includes(fault) ? (fault as FaultPoint) : null,
     dnsServers: (env['POSTERN_DNS_SERVERS'] ?? '')

@@ -7,6 +7,7 @@ import {
   Status,
   type Binding,
   type InvocationState,
+  type PendingRedirect,
   type StoredEvent,
 } from '@postern/contract';
 
@@ -17,7 +18,16 @@ import {
  */
 export type InvocationPlan =
   | { kind: 'skip'; reason: SkipReason }
-  | { kind: 'dispatch'; attempt: number; binding: Binding; fingerprint: string; deadline_at: string | null; state: InvocationState }
+  | {
+      kind: 'dispatch';
+      attempt: number;
+      binding: Binding;
+      fingerprint: string;
+      deadline_at: string | null;
+      state: InvocationState;
+      /** Set when this attempt follows a redirect of the one before (`redirects: same_origin`). */
+      redirect: PendingRedirect | null;
+    }
   | { kind: 'recover'; attempt: number; state: InvocationState };
 
 export type SkipReason =
@@ -64,7 +74,9 @@ export function planInvocation(history: readonly StoredEvent[]): InvocationPlan 
   const open = openAttempt(state);
   if (open !== null) return { kind: 'recover', attempt: open, state };
   if (state.closed_before_dispatch) return { kind: 'skip', reason: 'closed' };
-  if (state.outcome === Outcome.committed) return { kind: 'skip', reason: 'committed' };
+  // A followed redirect is the one attempt that may come after a commit.
+  const redirect = state.redirect ?? null;
+  if (state.outcome === Outcome.committed && redirect === null) return { kind: 'skip', reason: 'committed' };
   if (state.cancelled) return { kind: 'skip', reason: 'cancelled' };
   if (state.status === Status.resolved) return { kind: 'skip', reason: 'resolved' };
   const binding = state.binding;
@@ -80,6 +92,7 @@ export function planInvocation(history: readonly StoredEvent[]): InvocationPlan 
     fingerprint: state.request_fingerprint,
     deadline_at: state.deadline_at,
     state,
+    redirect,
   };
 }
 

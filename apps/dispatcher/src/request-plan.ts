@@ -38,6 +38,8 @@ export interface RequestPlanInput {
   credential: { type: CredentialType; user?: string; header_name?: string; param?: string };
   secret: Uint8Array;
   body: Uint8Array | null;
+  /** The bound method unless a followed 303 turned it into GET. */
+  method?: string;
 }
 
 /**
@@ -54,7 +56,7 @@ export function planRequest(input: RequestPlanInput): HttpRequest {
     headers[idem.header] = idem.key;
   }
   const injected = injectCredential({ path: input.bound.path, headers }, input.credential, input.secret);
-  const request: HttpRequest = { method: input.binding.method ?? 'GET', path: injected.path, headers: injected.headers };
+  const request: HttpRequest = { method: input.method ?? input.binding.method ?? 'GET', path: injected.path, headers: injected.headers };
   if (input.body !== null) request.body = input.body;
   return request;
 }

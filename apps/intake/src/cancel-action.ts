@@ -10,9 +10,9 @@ import {
   type StoredEvent,
 } from '@postern/contract';
 import type { EventDraft, Journal } from '@postern/journal';
+import { errorName, type ServiceLog } from '@postern/service';
 import { IntakeBusyError } from './errors.js';
 import { intakeDraft } from './intake-event.js';
-import { errorName, type IntakeLog } from './intake-log.js';
 import { INTAKE_JOURNAL, INTAKE_LOG } from './intake.constants.js';
 import { readInvocationRequest } from './invocation-request.js';
 import { RecordReader, viewOf } from './record-reader.js';
@@ -65,7 +65,7 @@ export function cancelDraft(history: readonly StoredEvent[], nowMs: number): Eve
 export class CancelAction {
   constructor(
     @Inject(INTAKE_JOURNAL) private readonly journal: Journal,
-    @Inject(INTAKE_LOG) private readonly log: IntakeLog,
+    @Inject(INTAKE_LOG) private readonly log: ServiceLog,
     private readonly reader: RecordReader,
   ) {}
 

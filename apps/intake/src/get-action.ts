@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Code, requestError, type ErrorReply, type RecordView } from '@postern/contract';
+import type { ServiceLog } from '@postern/service';
 import { INTAKE_LOG } from './intake.constants.js';
-import type { IntakeLog } from './intake-log.js';
 import { readInvocationRequest } from './invocation-request.js';
 import { RecordReader } from './record-reader.js';
 
@@ -10,7 +10,7 @@ import { RecordReader } from './record-reader.js';
 export class GetAction {
   constructor(
     private readonly reader: RecordReader,
-    @Inject(INTAKE_LOG) private readonly log: IntakeLog,
+    @Inject(INTAKE_LOG) private readonly log: ServiceLog,
   ) {}
 
   async run(input: unknown): Promise<RecordView | ErrorReply> {

@@ -1,8 +1,6 @@
 export { IntakeModule } from './intake.module.js';
 export type { IntakeModuleOptions } from './intake.module.js';
 export { IntakeController } from './intake.controller.js';
-export { readIntakeConfig, readPrefix } from './intake-config.js';
-export type { IntakeConfig } from './intake-config.js';
 export {
   INTAKE_CONFIG,
   INTAKE_JOURNAL,
@@ -13,10 +11,6 @@ export {
   INTAKE_SUBJECTS,
   intakeQueue,
 } from './intake.constants.js';
-export { PlainJsonSerializer } from './plain-json.serializer.js';
-export type { PlainJsonReply } from './plain-json.serializer.js';
-export { PlainJsonDeserializer, parsePlainJson } from './plain-json.deserializer.js';
-export { MalformedRequest, isMalformedRequest } from './malformed-request.js';
 export { SubmitAction } from './submit-action.js';
 export { GetAction } from './get-action.js';
 export { CancelAction, cancelDraft, phaseReached } from './cancel-action.js';
@@ -26,5 +20,3 @@ export type { PreflightPlan, PreflightInput } from './preflight-plan.js';
 export { acceptedCommand, REDACTED } from './accepted-command.js';
 export type { PayloadRef } from './accepted-command.js';
 export { IntakeBusyError, IntakeConfigError } from './errors.js';
-export { stdoutLog, silentLog } from './intake-log.js';
-export type { IntakeLog, LogFields } from './intake-log.js';

@@ -10,16 +10,19 @@ import {
   type Binding,
   type StoredEvent,
 } from '@postern/contract';
+import {
+  isMalformedRequest,
+  MalformedRequest,
+  PlainJsonDeserializer,
+  PlainJsonSerializer,
+  readServiceConfig,
+} from '@postern/service';
 import { describe, expect, it } from 'vitest';
 import { acceptedCommand, REDACTED } from './accepted-command.js';
 import { cancelDraft, phaseReached } from './cancel-action.js';
-import { readIntakeConfig } from './intake-config.js';
 import { intakeEvent } from './intake-event.js';
 import { readInvocationRequest } from './invocation-request.js';
-import { isMalformedRequest, MalformedRequest } from './malformed-request.js';
 import { payloadBytes } from './payload-bytes.js';
-import { PlainJsonDeserializer } from './plain-json.deserializer.js';
-import { PlainJsonSerializer } from './plain-json.serializer.js';
 import { idempotencyFingerprint, targetAddress } from './preflight-plan.js';
 
 const text = new TextEncoder();
@@ -55,7 +58,7 @@ describe('plain JSON deserializer', () => {
 });
 
 describe('plain JSON serializer', () => {
-  const s = new PlainJsonSerializer();
+  const s = new PlainJsonSerializer('intake');
 
   it('writes the bare response, no envelope', () => {
     const out = s.serialize({ id: 'r', response: { invocation_id: 'act_1' }, isDisposed: true });
@@ -163,14 +166,14 @@ describe('requests and configuration', () => {
   });
 
   it('reads the environment with the contract defaults', () => {
-    expect(readIntakeConfig({})).toEqual({
+    expect(readServiceConfig({})).toEqual({
       servers: ['nats://127.0.0.1:4222'],
       prefix: 'postern',
       home: './.postern',
       configPath: '.postern/postern.yaml',
     });
     expect(
-      readIntakeConfig({ NATS_URL: 'nats://a:1, nats://b:2', POSTERN_PREFIX: 'x', POSTERN_HOME: '/h', POSTERN_CONFIG: '/c.yaml' }),
+      readServiceConfig({ NATS_URL: 'nats://a:1, nats://b:2', POSTERN_PREFIX: 'x', POSTERN_HOME: '/h', POSTERN_CONFIG: '/c.yaml' }),
     ).toEqual({ servers: ['nats://a:1', 'nats://b:2'], prefix: 'x', home: '/h', configPath: '/c.yaml' });
   });
 });

@@ -1,5 +1,5 @@
 import { subjects } from '@postern/contract';
-import { readPrefix } from './intake-config.js';
+import { readPrefix } from '@postern/service';
 
 /** Injection tokens of the intake module. */
 export const INTAKE_CONFIG = Symbol('INTAKE_CONFIG');

@@ -1,12 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { connectNats, ensureJournal, Journal, type JournalResources } from '@postern/journal';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { ensurePolicyFile, PolicyStore } from '@postern/policy';
+import { journalProviders, journalShutdown, jsonLog, policyProvider, type ServiceConfig, type ServiceLog } from '@postern/service';
 import { CancelAction } from './cancel-action.js';
 import { IntakeConfigError } from './errors.js';
 import { GetAction } from './get-action.js';
-import type { IntakeConfig } from './intake-config.js';
-import { stdoutLog, type IntakeLog } from './intake-log.js';
 import {
   INTAKE_CONFIG,
   INTAKE_JOURNAL,
@@ -21,74 +18,41 @@ import { SubmitAction } from './submit-action.js';
 
 export interface IntakeModuleOptions {
   /** Where the intake reports what it does (default: JSON lines on stdout). */
-  log?: IntakeLog;
-}
-
-/** Closes the journal connection once the transport has stopped taking requests. */
-@Injectable()
-class IntakeShutdown implements OnApplicationShutdown {
-  constructor(
-    @Inject(INTAKE_RESOURCES) private readonly res: JournalResources,
-    @Inject(INTAKE_LOG) private readonly log: IntakeLog,
-  ) {}
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.res.nc.drain().catch(() => undefined);
-    this.log.info('intake.stopped');
-  }
+  log?: ServiceLog;
 }
 
 @Module({})
 export class IntakeModule {
-  static register(config: IntakeConfig, options: IntakeModuleOptions = {}): DynamicModule {
+  static register(config: ServiceConfig, options: IntakeModuleOptions = {}): DynamicModule {
     if (config.prefix !== INTAKE_PREFIX) {
       // The handlers' subjects were fixed from POSTERN_PREFIX at import time.
       throw new IntakeConfigError(
         `prefix ${config.prefix} differs from POSTERN_PREFIX (${INTAKE_PREFIX}) the subjects were built from`,
       );
     }
-    const log = options.log ?? stdoutLog('intake');
+    const log = options.log ?? jsonLog('intake');
     return {
       module: IntakeModule,
       controllers: [IntakeController],
       providers: [
         { provide: INTAKE_CONFIG, useValue: config },
         { provide: INTAKE_LOG, useValue: log },
-        {
-          provide: INTAKE_RESOURCES,
-          useFactory: async (): Promise<JournalResources> => {
-            const nc = await connectNats({ servers: config.servers, name: `${config.prefix}-intake` });
-            try {
-              return await ensureJournal(nc, config.prefix);
-            } catch (err) {
-              await nc.close().catch(() => undefined);
-              throw err;
-            }
-          },
-        },
-        {
-          provide: INTAKE_JOURNAL,
-          inject: [INTAKE_RESOURCES],
-          // One writer name per process, so two intakes racing on one invocation tell their appends apart.
-          useFactory: (res: JournalResources): Journal =>
-            new Journal(res, config.prefix, `intake-${randomBytes(6).toString('hex')}`),
-        },
-        {
-          provide: INTAKE_POLICY,
-          useFactory: async (): Promise<PolicyStore> => {
-            const { created } = await ensurePolicyFile(config.configPath);
-            if (created) log.info('policy.created', { path: config.configPath });
-            return PolicyStore.open(config.configPath, {
-              onReload: (_policy, generation) => log.info('policy.reloaded', { generation }),
-              onError: (err) => log.error('policy.refused', { error: err.name }),
-            });
-          },
-        },
+        ...journalProviders({
+          service: 'intake',
+          servers: config.servers,
+          prefix: config.prefix,
+          resources: INTAKE_RESOURCES,
+          journal: INTAKE_JOURNAL,
+        }),
+        policyProvider(INTAKE_POLICY, config.configPath, log, {
+          ensureFile: ensurePolicyFile,
+          open: (path, hooks) => PolicyStore.open(path, hooks),
+        }),
         RecordReader,
         SubmitAction,
         GetAction,
         CancelAction,
-        IntakeShutdown,
+        journalShutdown(INTAKE_RESOURCES, INTAKE_LOG, 'intake'),
       ],
     };
   }

@@ -1,4 +1,4 @@
-import { isMalformedRequest } from './malformed-request.js';
+import { isMalformedRequest } from '@postern/service';
 
 export type InvocationRequest =
   | { kind: 'id'; invocationId: string }

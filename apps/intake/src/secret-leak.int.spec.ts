@@ -1,14 +1,14 @@
 import { startNatsServer, type NatsServerHandle } from '@postern/testkit';
 import { Code } from '@postern/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IntakeLog, LogFields } from './intake-log.js';
-import { allStreamBytes, startIntake, type IntakeHarness } from './intake-test-harness.js';
+import { allStreamBytes, type LogFields, type ServiceLog } from '@postern/service';
+import { startIntake, type IntakeHarness } from './intake-test-harness.js';
 import { BEARER, HEADER_KEY, httpCommand, TEST_POLICY_YAML } from './intake-test-fixtures.js';
 
 let nats: NatsServerHandle;
 let intake: IntakeHarness;
 const logLines: string[] = [];
-const capture: IntakeLog = {
+const capture: ServiceLog = {
   info: (event: string, fields?: LogFields) => void logLines.push(JSON.stringify({ event, ...fields })),
   error: (event: string, fields?: LogFields) => void logLines.push(JSON.stringify({ event, ...fields })),
 };

@@ -24,10 +24,10 @@ import {
   type JournalResources,
 } from '@postern/journal';
 import type { PolicyStore } from '@postern/policy';
+import { errorName, type ServiceLog } from '@postern/service';
 import { acceptedCommand, type PayloadRef } from './accepted-command.js';
 import { IntakeBusyError } from './errors.js';
 import { intakeEvent, lastSeqOf } from './intake-event.js';
-import { errorName, type IntakeLog } from './intake-log.js';
 import { INTAKE_JOURNAL, INTAKE_LOG, INTAKE_POLICY, INTAKE_RESOURCES } from './intake.constants.js';
 import { isPlainObject } from './invocation-request.js';
 import { payloadBytes } from './payload-bytes.js';
@@ -95,7 +95,7 @@ export class SubmitAction {
     @Inject(INTAKE_RESOURCES) private readonly res: JournalResources,
     @Inject(INTAKE_JOURNAL) private readonly journal: Journal,
     @Inject(INTAKE_POLICY) private readonly policy: PolicyStore,
-    @Inject(INTAKE_LOG) private readonly log: IntakeLog,
+    @Inject(INTAKE_LOG) private readonly log: ServiceLog,
     private readonly reader: RecordReader,
   ) {}
 

@@ -1,3 +1,4 @@
+import { DEFAULT_NATS_URL, readHome, readPrefix } from '@postern/service';
 import { ProjectorConfigError } from './errors.js';
 
 export interface ProjectorConfig {
@@ -23,9 +24,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ProjectorCo
   }
   const token = env['POSTERN_API_TOKEN'];
   return {
-    natsUrl: env['NATS_URL']?.trim() || 'nats://127.0.0.1:4222',
-    prefix: env['POSTERN_PREFIX']?.trim() || 'postern',
-    home: env['POSTERN_HOME']?.trim() || './.postern',
+    natsUrl: env['NATS_URL']?.trim() || DEFAULT_NATS_URL,
+    prefix: readPrefix(env),
+    home: readHome(env),
     dbUrl: env['POSTERN_DB_URL']?.trim() || undefined,
     httpPort,
     apiToken: token ? token : undefined,

@@ -128,6 +128,14 @@ const APPLY: Record<EventType, Handler> = {
 
   [EventType.PREFLIGHT_REJECTED]: (s, _e, d) => {
     const code = needCode(d, 'PREFLIGHT_REJECTED');
+    if (redirectPending(s)) {
+      // The follow-up of a redirect failed its re-check: it is not sent, and
+      // the committed 3xx before it stays what happened.
+      endFollowUp(s, Phase.validation, code, classify({ kind: 'preflight', code }).retry_rule, Stage.validation);
+      s.field = optString(d['field']);
+      s.message = optString(d['message']);
+      return;
+    }
     notAfterDispatch(s, 'PREFLIGHT_REJECTED');
     closeBeforeDispatch(s, Phase.validation, code, classify({ kind: 'preflight', code }).retry_rule, Stage.validation);
     s.field = optString(d['field']);
@@ -166,8 +174,12 @@ const APPLY: Record<EventType, Handler> = {
 
   [EventType.CREDENTIAL_REJECTED]: (s, _e, d) => {
     const code = needCode(d, 'CREDENTIAL_REJECTED');
-    notAfterDispatch(s, 'CREDENTIAL_REJECTED');
-    closeBeforeDispatch(s, Phase.credential_injection, code, classify({ kind: 'preflight', code }).retry_rule, Stage.credential);
+    const rule = classify({ kind: 'preflight', code }).retry_rule;
+    if (redirectPending(s)) endFollowUp(s, Phase.credential_injection, code, rule, Stage.credential);
+    else {
+      notAfterDispatch(s, 'CREDENTIAL_REJECTED');
+      closeBeforeDispatch(s, Phase.credential_injection, code, rule, Stage.credential);
+    }
     s.message = optString(d['message']);
     s.action_required = optString(d['action_required']) ?? (code === Code.VAULT_LOCKED ? 'vault_unlock' : null);
   },
@@ -181,7 +193,8 @@ const APPLY: Record<EventType, Handler> = {
     const code = needCode(d, 'CONNECTION_FAILED');
     const rule = d['retry_rule'] === undefined ? Retry.backoff : d['retry_rule'];
     if (!isRetryRule(rule)) refuse(AnomalyReason.malformed, 'CONNECTION_FAILED has an invalid data.retry_rule');
-    noNewAttempt(s, 'CONNECTION_FAILED');
+    const followUp = redirectPending(s);
+    noNewAttempt(s, 'CONNECTION_FAILED', followUp);
     const last = lastDispatchedAttempt(s);
     const attempt = e.attempt >= 1 ? e.attempt : last + 1;
     if (attempt <= last) {
@@ -200,6 +213,25 @@ const APPLY: Record<EventType, Handler> = {
       s.status = Status.pending;
       return;
     }
+    if (followUp) {
+      // The redirect was not followed after all: the record ends with the
+      // follow-up's own evidence, which shows nothing was sent.
+      s.evidence = {
+        source: e.source,
+        stage,
+        dispatch_started: false,
+        request_headers_sent: false,
+        request_complete: false,
+        response_headers_received: false,
+        response_complete: false,
+        attempt,
+        connect_try: connectTry,
+        generation: e.generation,
+        dispatch_seq: null,
+      };
+      endFollowUp(s, Phase.connection_setup, code, rule, stage);
+      return;
+    }
     s.status = Status.resolved;
     // An earlier dispatched attempt decides the invocation; a later
     // connection failure only adds its row.
@@ -207,18 +239,23 @@ const APPLY: Record<EventType, Handler> = {
   },
 
   [EventType.LEASE_ACQUIRED]: (s, e) => {
-    if (s.outcome === Outcome.committed) refuse(AnomalyReason.after_final, 'LEASE_ACQUIRED after the invocation committed');
+    if (s.outcome === Outcome.committed && !redirectPending(s)) refuse(AnomalyReason.after_final, 'LEASE_ACQUIRED after the invocation committed');
     s.evidence.generation = e.generation;
   },
 
   [EventType.DISPATCH_STARTED]: (s, e, d) => {
-    noNewAttempt(s, 'DISPATCH_STARTED');
+    const redirect = s.redirect ?? null;
+    noNewAttempt(s, 'DISPATCH_STARTED', redirect !== null);
     const connectTry = d['connect_try'];
     if (!isCount(connectTry) || connectTry < 1) refuse(AnomalyReason.malformed, 'DISPATCH_STARTED needs data.connect_try');
     const last = lastDispatchedAttempt(s);
     if (e.attempt < 1 || e.attempt <= last) {
       refuse(AnomalyReason.attempt_mismatch, `DISPATCH_STARTED for attempt ${e.attempt}, after attempt ${last}`);
     }
+    if (redirect !== null && e.attempt !== redirect.attempt + 1) {
+      refuse(AnomalyReason.attempt_mismatch, `DISPATCH_STARTED for attempt ${e.attempt} does not follow the redirect of attempt ${redirect.attempt}`);
+    }
+    s.redirect = null;
     const stage = isSsh(s) ? Stage.ssh_channel_open : Stage.request_write;
     s.dispatches += 1;
     s.attempts.push({ attempt: e.attempt, connect_try: connectTry, stage, outcome: Outcome.unknown, code: null, dispatched: true });
@@ -282,6 +319,24 @@ const APPLY: Record<EventType, Handler> = {
     s.evidence.request_complete = d['request_complete'] !== false;
     s.evidence.response_headers_received = true;
     s.evidence.response_complete = d['response_complete'] !== false;
+    s.redirect = null;
+    const redirect = redirectOf(d);
+    if (redirect === null) return;
+    const row = dispatchedRow(s, e, 'REMOTE_RESPONSE_COMPLETE');
+    // Followed only from the latest attempt's clean commit, within the
+    // budget and never after a cancel: otherwise the 3xx is the last word,
+    // as it is under `redirects: none`.
+    if (
+      row.outcome === Outcome.committed &&
+      row.code === null &&
+      e.attempt === lastDispatchedAttempt(s) &&
+      !s.cancelled &&
+      s.binding !== null &&
+      s.dispatches < s.binding.budget
+    ) {
+      s.redirect = { attempt: e.attempt, ...redirect };
+      s.status = Status.pending;
+    }
   },
 
   [EventType.REMOTE_OUTCOME_UNKNOWN]: (s, e, d) => {
@@ -301,9 +356,22 @@ const APPLY: Record<EventType, Handler> = {
       closeBeforeDispatch(s, phase, Code.CALLER_CANCELLED, Retry.never, s.evidence.stage);
       return;
     }
-    if (s.outcome === Outcome.committed) refuse(AnomalyReason.after_final, 'CALLER_CANCELLED after the invocation committed');
+    if (redirectPending(s)) {
+      // The follow-up was not dispatched: no further attempt is made.
+      s.cancelled = true;
+      endFollowUp(s, phase, Code.CALLER_CANCELLED, Retry.never, s.evidence.stage);
+      return;
+    }
+    const followUpInFlight = s.outcome === Outcome.committed && s.status === Status.pending;
+    if (s.outcome === Outcome.committed && !followUpInFlight) {
+      refuse(AnomalyReason.after_final, 'CALLER_CANCELLED after the invocation committed');
+    }
     s.cancelled = true;
     s.status = Status.resolved;
+    if (followUpInFlight) {
+      setVerdict(s, Phase.remote_execution, Code.CALLER_CANCELLED, DeferredRetry.rule_u, null);
+      return;
+    }
     // The remote result may still arrive and be classified; until then the
     // caller is told it cancelled and that the outcome is open.
     if (s.outcome === Outcome.unknown) setVerdict(s, Phase.remote_execution, Code.CALLER_CANCELLED, DeferredRetry.rule_u, null);
@@ -317,12 +385,15 @@ const APPLY: Record<EventType, Handler> = {
   [EventType.RECONCILE_OBSERVED]: (s, e, d) => observe(s, e, d, 'RECONCILE_OBSERVED'),
   [EventType.OPERATOR_ATTESTED]: (s, e, d) => observe(s, e, d, 'OPERATOR_ATTESTED'),
 
-  [EventType.RESULT_COMMITTED]: (s, _e, d) => {
+  [EventType.RESULT_COMMITTED]: (s, e, d) => {
     const digest = d['result_digest'];
     if (typeof digest !== 'string') refuse(AnomalyReason.malformed, 'RESULT_COMMITTED needs data.result_digest');
     if (s.dispatches === 0) refuse(AnomalyReason.attempt_mismatch, 'RESULT_COMMITTED before any dispatch');
+    // A redirect's 3xx may be settled after the final response: the later attempt's result stands.
+    if (s.result !== null && (s.result_attempt ?? 0) > e.attempt) return;
     const object = d['result_object'];
     s.result = typeof object === 'string' ? { result_digest: digest, result_object: object } : { result_digest: digest };
+    s.result_attempt = e.attempt;
   },
 
   [EventType.RESULT_DELIVERY_FAILED]: (s) => {
@@ -430,10 +501,36 @@ function notAfterDispatch(s: InvocationState, type: string): void {
   if (s.dispatches > 0) refuse(AnomalyReason.outcome_regression, `${type} implies not_attempted after DISPATCH_STARTED`);
 }
 
-/** After a commit, or a cancel after dispatch, no further attempt is made. */
-function noNewAttempt(s: InvocationState, type: string): void {
-  if (s.outcome === Outcome.committed) refuse(AnomalyReason.after_final, `${type} after the invocation committed`);
+/**
+ * After a commit, or a cancel after dispatch, no further attempt is made;
+ * the one exception is the follow-up of a redirect the fold recorded.
+ */
+function noNewAttempt(s: InvocationState, type: string, followsRedirect = false): void {
+  if (s.outcome === Outcome.committed && !followsRedirect) refuse(AnomalyReason.after_final, `${type} after the invocation committed`);
   if (s.cancelled) refuse(AnomalyReason.after_final, `${type} after the caller cancelled`);
+}
+
+/** A followed redirect whose follow-up has not crossed DISPATCH_STARTED yet. */
+function redirectPending(s: InvocationState): boolean {
+  return s.redirect !== undefined && s.redirect !== null;
+}
+
+/** The follow-up of a redirect stopped before dispatch: the invocation keeps its outcome and says why. */
+function endFollowUp(s: InvocationState, phase: Phase, code: Code, rule: RetryRule, stage: Stage): void {
+  s.redirect = null;
+  s.status = Status.resolved;
+  s.evidence.stage = stage;
+  setVerdict(s, phase, code, rule, null);
+}
+
+/** `data.redirect` of REMOTE_RESPONSE_COMPLETE: a 3xx status and a path-absolute Location. */
+function redirectOf(d: Data): { status: number; location: string } | null {
+  const r = d['redirect'];
+  if (r === undefined) return null;
+  if (!isObject(r) || !isCount(r['status']) || r['status'] < 300 || r['status'] > 399 || typeof r['location'] !== 'string' || !r['location'].startsWith('/') || r['location'].startsWith('//')) {
+    refuse(AnomalyReason.malformed, 'REMOTE_RESPONSE_COMPLETE has an invalid data.redirect');
+  }
+  return { status: r['status'], location: r['location'] };
 }
 
 function lastDispatchedAttempt(s: InvocationState): number {

@@ -18,7 +18,7 @@ export { evolve } from './evolve.js';
 export type { EvolveResult } from './evolve.js';
 export { EvidenceSource, EVIDENCE_SOURCES } from './evidence-source.js';
 export { initialState } from './invocation-state.js';
-export type { AttemptState, EvidenceState, InvocationState } from './invocation-state.js';
+export type { AttemptState, EvidenceState, InvocationState, PendingRedirect } from './invocation-state.js';
 export { INVOCATION_ID_PATTERN, INVOCATION_ID_PREFIX, isInvocationId, newInvocationId } from './invocation-id.js';
 export { ServiceName } from './journal-event.js';
 export type { JournalEvent, StoredEvent } from './journal-event.js';

@@ -13,6 +13,16 @@ export interface AttemptState extends AttemptRow {
   dispatched: boolean;
 }
 
+/**
+ * A committed 3xx whose same-origin Location the next attempt follows
+ * (`redirects: same_origin`). `location` is path and query only.
+ */
+export interface PendingRedirect {
+  attempt: number;
+  status: number;
+  location: string;
+}
+
 /** Evidence gathered from events; the rest of `Evidence` is derived when viewed. */
 export type EvidenceState = Omit<
   Evidence,
@@ -58,6 +68,14 @@ export interface InvocationState {
   delivered: boolean;
   delivery_failed: boolean;
   result: { result_digest: string; result_object?: string } | null;
+  /**
+   * The attempt whose result `result` is: a followed redirect commits the 3xx
+   * and then the final response, and only the later one stands. Optional so
+   * that states stored before it existed still fold on.
+   */
+  result_attempt?: number;
+  /** Set between a followed redirect's 3xx and its follow-up's DISPATCH_STARTED. */
+  redirect?: PendingRedirect | null;
   attempts: AttemptState[];
   /** DISPATCH_STARTED events so far: what the budget is counted against. */
   dispatches: number;
@@ -106,6 +124,7 @@ export function initialState(invocationId: string): InvocationState {
     delivered: false,
     delivery_failed: false,
     result: null,
+    redirect: null,
     attempts: [],
     dispatches: 0,
     journal: { first_seq: 0, last_seq: 0, events: 0 },

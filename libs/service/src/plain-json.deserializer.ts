@@ -4,7 +4,7 @@ import { MalformedRequest } from './malformed-request.js';
 
 /**
  * Reads a request as plain UTF-8 JSON, with no framework framing, so that a
- * producer with a bare NATS client can speak to the delivery service. Nest routes a
+ * producer with a bare NATS client can speak to a service. Nest routes a
  * packet by `pattern` and answers only packets that carry an `id`; the NATS
  * reply subject is unique per request, so it serves as that id.
  *
