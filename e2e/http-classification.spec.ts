@@ -392,6 +392,28 @@ describe('credential injection', () => {
   });
 });
 
+describe('the result store fails after a complete response', () => {
+  it('is RESULT_STORE_FAILED in result_delivery, outcome unknown (the completion never became durable), intervention required', async () => {
+    const { jsm } = f.stack.res;
+    const stream = `OBJ_${f.stack.prefix}_results`;
+    const original = (await jsm.streams.info(stream)).config;
+    // A store that refuses anything new: the fault is the real server's refusal.
+    await jsm.streams.update(stream, { ...original, max_bytes: 1, discard: 'new' as never });
+    try {
+      const before = f.plain.effects('/big/20000');
+      const view = await f.run(command(plain('/big/20000'), { method: 'GET' }));
+      expectError(view, Phase.result_delivery, Outcome.unknown, Code.RESULT_STORE_FAILED, Retry.never);
+      expect(view.evidence.intervention_required).toBe(true);
+      expect(view.evidence.dispatch_started).toBe(true);
+      expect(f.plain.effects('/big/20000')).toBe(before + 1);
+    } finally {
+      await jsm.streams.update(stream, original);
+    }
+    const after = await f.run(command(plain('/status/201')));
+    expect(after.outcome).toBe(Outcome.committed);
+  });
+});
+
 describe('the canary secret', () => {
   it('appears in no event, KV value, object, log, read-model row, RecordView or result', async () => {
     // The remote echoes the canary back: the stored body must carry it redacted.
