@@ -68,6 +68,13 @@ describe('connection setup: provably never sent', () => {
     expect(view.evidence.dispatch_started).toBe(false);
   });
 
+  it('an address no route leads to is NETWORK_UNREACHABLE, backoff', async () => {
+    // The kernel refuses a TCP connect to the broadcast address before any packet is sent.
+    const view = await f.run(command('http://255.255.255.255:8080/x'));
+    expectError(view, Phase.connection_setup, Outcome.not_attempted, Code.NETWORK_UNREACHABLE, Retry.backoff);
+    expect(view.attempts.every((a: any) => a.stage === 'tcp_connect')).toBe(true);
+  });
+
   it('a TCP connect that never completes is CONNECT_TIMEOUT, backoff', async () => {
     const hole = await startBlackholeListener();
     try {

@@ -75,6 +75,7 @@ targets:
   - match: "http://api.postern.test:*"
     timeouts_ms: ${timeouts}
   - match: "http://nowhere.postern.test:*"
+  - match: "http://255.255.255.255:*"
   - match: "http://servfail.postern.test:*"
   - match: "https://localhost:*"
     ca_file: "${testCertificates().ca}"
@@ -91,7 +92,7 @@ dispatch:
       policy,
     });
     const fixture = new HttpFixture(stack, plain, contract, tls, wrongHost, selfSigned, dns, redirecting, proxied, proxy, refusingProxy, behindRefusingProxy);
-    await fixture.putCredential('local-api', 'http_bearer', ['http://127.0.0.1:*', 'http://api.postern.test:*', 'http://nowhere.postern.test:*', 'http://servfail.postern.test:*', 'https://localhost:*'], CANARY);
+    await fixture.putCredential('local-api', 'http_bearer', ['http://127.0.0.1:*', 'http://api.postern.test:*', 'http://nowhere.postern.test:*', 'http://servfail.postern.test:*', 'http://255.255.255.255:*', 'https://localhost:*'], CANARY);
     return fixture;
   }
 
