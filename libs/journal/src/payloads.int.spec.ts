@@ -1,41 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { startNatsServer, type NatsServerHandle } from '@postern/testkit';
-import { connectNats } from './connect.js';
+import { describe, expect, it } from 'vitest';
 import { digestOf } from './digest.js';
-import { ensureJournal, type JournalResources } from './ensure-journal.js';
+import { useOwnJournal } from './own-journal.fixture.js';
 import { getPayload, putPayload } from './payloads.js';
 
 describe('payloads', () => {
-  let server: NatsServerHandle;
-  let nc: NatsConnection;
-  let res: JournalResources;
-
-  beforeAll(async () => {
-    server = await startNatsServer();
-    nc = await connectNats({ servers: server.url });
-    res = await ensureJournal(nc, 'pl');
-  });
-  afterAll(async () => {
-    await nc?.close();
-    await server?.stop();
-  });
+  const own = useOwnJournal('pl');
 
   it('stores a payload by digest and reads it back', async () => {
     const bytes = new TextEncoder().encode('{"amount":500}');
-    const put = await putPayload(res, bytes);
+    const put = await putPayload(own.res, bytes);
     expect(put).toEqual({ digest: digestOf(bytes), bytes: bytes.byteLength });
     expect(put.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
-    expect(await getPayload(res, put.digest)).toEqual(bytes);
-    const again = await putPayload(res, bytes);
+    expect(await getPayload(own.res, put.digest)).toEqual(bytes);
+    const again = await putPayload(own.res, bytes);
     expect(again).toEqual(put);
-    expect(await getPayload(res, digestOf('never stored'))).toBeNull();
+    expect(await getPayload(own.res, digestOf('never stored'))).toBeNull();
   });
 
   it('stores a payload larger than one object chunk', async () => {
     const big = new Uint8Array(600 * 1024).map((_, i) => i % 251);
-    const put = await putPayload(res, big);
-    const back = await getPayload(res, put.digest);
+    const put = await putPayload(own.res, big);
+    const back = await getPayload(own.res, put.digest);
     expect(back?.byteLength).toBe(big.byteLength);
     expect(digestOf(back!)).toBe(put.digest);
   });

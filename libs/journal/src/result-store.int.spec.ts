@@ -1,10 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '@postern/contract';
-import { startNatsServer, type NatsServerHandle } from '@postern/testkit';
-import { connectNats } from './connect.js';
 import { digestOf } from './digest.js';
-import { ensureJournal, type JournalResources } from './ensure-journal.js';
+import { useOwnJournal } from './own-journal.fixture.js';
 import {
   putHttpResult,
   putSshResult,
@@ -21,23 +18,11 @@ import {
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 describe('result store', () => {
-  let server: NatsServerHandle;
-  let nc: NatsConnection;
-  let res: JournalResources;
-
-  beforeAll(async () => {
-    server = await startNatsServer();
-    nc = await connectNats({ servers: server.url });
-    res = await ensureJournal(nc, 'rs');
-  });
-  afterAll(async () => {
-    await nc?.close();
-    await server?.stop();
-  });
+  const own = useOwnJournal('rs');
 
   it('stores a complete HTTP result as body and meta objects named by invocation and attempt', async () => {
     const body = text('{"id":"ch_1"}');
-    const stored = await putHttpResult(res, {
+    const stored = await putHttpResult(own.res, {
       invocation_id: 'act_a',
       attempt: 2,
       status: 201,
@@ -49,7 +34,7 @@ describe('result store', () => {
     expect(stored.body_digest).toBe(digestOf(body));
     expect(stored.body_bytes).toBe(body.byteLength);
 
-    const meta = (await readResultMeta(res, 'act_a.2')) as HttpResultMeta;
+    const meta = (await readResultMeta(own.res, 'act_a.2')) as HttpResultMeta;
     expect(meta).toEqual({
       status: 201,
       headers: { 'content-type': 'application/json' },
@@ -58,12 +43,12 @@ describe('result store', () => {
     });
     expect(stored.result_digest).toBe(digestOf(canonicalJson(meta)));
     expect(resultDigestOf(meta)).toBe(stored.result_digest);
-    expect(await readResultStream(res, 'act_a.2', 'body')).toEqual(body);
-    expect((await res.objects.results.info('act_a.2.meta'))?.size).toBeGreaterThan(0);
+    expect(await readResultStream(own.res, 'act_a.2', 'body')).toEqual(body);
+    expect((await own.res.objects.results.info('act_a.2.meta'))?.size).toBeGreaterThan(0);
   });
 
   it('keeps status and headers but no body for an incomplete result', async () => {
-    const stored = await putHttpResult(res, {
+    const stored = await putHttpResult(own.res, {
       invocation_id: 'act_b',
       attempt: 1,
       status: 200,
@@ -73,16 +58,16 @@ describe('result store', () => {
     });
     expect(stored.body_digest).toBeNull();
     expect(stored.body_bytes).toBe(0);
-    const meta = (await readResultMeta(res, stored.result_object)) as HttpResultMeta;
+    const meta = (await readResultMeta(own.res, stored.result_object)) as HttpResultMeta;
     expect(meta.complete).toBe(false);
     expect(meta.streams).toEqual({});
-    expect(await readResultStream(res, stored.result_object, 'body')).toBeNull();
-    expect(await verifyStoredResult(res, stored.result_object, stored.result_digest)).toEqual({ ok: true, meta });
+    expect(await readResultStream(own.res, stored.result_object, 'body')).toBeNull();
+    expect(await verifyStoredResult(own.res, stored.result_object, stored.result_digest)).toEqual({ ok: true, meta });
   });
 
   it('counts 256 KiB parts of a large body and stores it whole', async () => {
     const body = new Uint8Array(RESULT_PART_BYTES * 2 + 10).map((_, i) => i % 253);
-    const stored = await putHttpResult(res, {
+    const stored = await putHttpResult(own.res, {
       invocation_id: 'act_c',
       attempt: 1,
       status: 200,
@@ -90,15 +75,15 @@ describe('result store', () => {
       complete: true,
       body,
     });
-    const meta = (await readResultMeta(res, stored.result_object)) as HttpResultMeta;
+    const meta = (await readResultMeta(own.res, stored.result_object)) as HttpResultMeta;
     expect(meta.streams.body).toEqual({ bytes: body.byteLength, digest: digestOf(body), parts: 3 });
-    const back = await readResultStream(res, stored.result_object, 'body');
+    const back = await readResultStream(own.res, stored.result_object, 'body');
     expect(back?.byteLength).toBe(body.byteLength);
     expect(digestOf(back!)).toBe(digestOf(body));
   });
 
   it('verifies a stored result against the journal digest and notices tampering', async () => {
-    const stored = await putHttpResult(res, {
+    const stored = await putHttpResult(own.res, {
       invocation_id: 'act_d',
       attempt: 1,
       status: 200,
@@ -106,18 +91,18 @@ describe('result store', () => {
       complete: true,
       body: text('original'),
     });
-    expect((await verifyStoredResult(res, stored.result_object, stored.result_digest)).ok).toBe(true);
-    expect(await verifyStoredResult(res, stored.result_object, digestOf('other'))).toEqual({ ok: false, reason: 'digest_mismatch' });
-    expect(await verifyStoredResult(res, 'act_none.1', stored.result_digest)).toEqual({ ok: false, reason: 'missing' });
-    await res.objects.results.putBlob({ name: `${stored.result_object}.body` }, text('tampered'));
-    expect(await verifyStoredResult(res, stored.result_object, stored.result_digest)).toEqual({
+    expect((await verifyStoredResult(own.res, stored.result_object, stored.result_digest)).ok).toBe(true);
+    expect(await verifyStoredResult(own.res, stored.result_object, digestOf('other'))).toEqual({ ok: false, reason: 'digest_mismatch' });
+    expect(await verifyStoredResult(own.res, 'act_none.1', stored.result_digest)).toEqual({ ok: false, reason: 'missing' });
+    await own.res.objects.results.putBlob({ name: `${stored.result_object}.body` }, text('tampered'));
+    expect(await verifyStoredResult(own.res, stored.result_object, stored.result_digest)).toEqual({
       ok: false,
       reason: 'stream_mismatch',
     });
   });
 
   it('stores an SSH result with both outputs under one digest', async () => {
-    const stored = await putSshResult(res, {
+    const stored = await putSshResult(own.res, {
       invocation_id: 'act_e',
       attempt: 1,
       exit_status: 0,
@@ -126,12 +111,12 @@ describe('result store', () => {
       stdout: { bytes: text('up 3 days'), complete: true },
       stderr: { bytes: new Uint8Array(0), complete: true },
     });
-    const meta = (await readResultMeta(res, stored.result_object)) as SshResultMeta;
+    const meta = (await readResultMeta(own.res, stored.result_object)) as SshResultMeta;
     expect(meta.exit_status).toBe(0);
     expect(meta.streams.stdout).toEqual({ bytes: 9, digest: digestOf(text('up 3 days')), parts: 1, complete: true });
     expect(meta.streams.stderr?.bytes).toBe(0);
-    expect(await readResultStream(res, stored.result_object, 'stdout')).toEqual(text('up 3 days'));
-    expect((await verifyStoredResult(res, stored.result_object, stored.result_digest)).ok).toBe(true);
+    expect(await readResultStream(own.res, stored.result_object, 'stdout')).toEqual(text('up 3 days'));
+    expect((await verifyStoredResult(own.res, stored.result_object, stored.result_digest)).ok).toBe(true);
   });
 });
 
