@@ -36,7 +36,13 @@ export class HttpFixture {
     readonly behindRefusingProxy: number,
   ) {}
 
-  static async start(options: { prefix?: string; env?: Record<string, string>; leaseMs?: number } = {}): Promise<HttpFixture> {
+  /**
+   * `autoRetry` and `budget` set the policy's `dispatch.auto_retry` and
+   * `dispatch.budget` (defaults: off, as the policy has it, and 5).
+   */
+  static async start(
+    options: { prefix?: string; env?: Record<string, string>; leaseMs?: number; autoRetry?: boolean; budget?: number } = {},
+  ): Promise<HttpFixture> {
     const plain = await startHostileHttpServer();
     const contract = await startHostileHttpServer();
     const tls = await startHostileHttpServer({ tls: true });
@@ -82,9 +88,9 @@ targets:
     timeouts_ms: ${timeouts}
 dispatch:
   connect_attempts: 2
-  budget: 5
+  budget: ${options.budget ?? 5}
   lease_ms: ${options.leaseMs ?? 3000}
-`;
+${options.autoRetry === undefined ? '' : `  auto_retry: ${options.autoRetry}\n`}`;
     const stack = await RunningStack.start({
       prefix: options.prefix ?? 'e2ehttp',
       services: ['credential', 'intake', 'dispatcher', 'delivery', 'projector'],

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Code, requestError, type ErrorReply, type RecordView } from '@postern/contract';
 import { InvalidNameError, type JournalResources } from '@postern/journal';
 import type { ServiceLog } from '@postern/service';
-import { DELIVERY_LOG, DELIVERY_RESOURCES, DELIVERY_TUNING, type DeliveryTuning } from './delivery.constants.js';
+import { DELIVERY_CLOCK, DELIVERY_LOG, DELIVERY_RESOURCES, DELIVERY_TUNING, type Clock, type DeliveryTuning } from './delivery.constants.js';
 import { readAwaitRequest } from './delivery-request.js';
 import { EventSignal } from './event-signal.js';
 import { RecordReader } from './record-reader.js';
@@ -24,6 +24,7 @@ export class AwaitAction {
     @Inject(DELIVERY_RESOURCES) private readonly res: JournalResources,
     @Inject(DELIVERY_TUNING) private readonly tuning: DeliveryTuning,
     @Inject(DELIVERY_LOG) private readonly log: ServiceLog,
+    @Inject(DELIVERY_CLOCK) private readonly now: Clock,
   ) {}
 
   async run(input: unknown): Promise<RecordView | ErrorReply> {
@@ -52,7 +53,7 @@ export class AwaitAction {
         const record = await this.records.load(invocationId);
         if (record === null) return requestError(Code.NOT_FOUND);
         const remaining = deadline - performance.now();
-        if (awaitIsOver(record.history, record.folded) || remaining <= 0 || this.stopping || round >= maxRounds) {
+        if (awaitIsOver(record.history, record.folded, this.now()) || remaining <= 0 || this.stopping || round >= maxRounds) {
           return record.view;
         }
         await signal.wait(Math.min(remaining, this.tuning.pollMs));

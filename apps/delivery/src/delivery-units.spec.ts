@@ -20,6 +20,7 @@ import { resultExpired } from './retention.js';
 import { StreamCache } from './stream-cache.js';
 
 const ID = 'act_01JD0000000000000000000000';
+const NOW = Date.parse('2026-11-29T18:10:00.000Z');
 const binding = {
   action: 'http.request',
   target: 'http://127.0.0.1:8080/x',
@@ -105,10 +106,10 @@ describe('retention', () => {
 describe('settling a complete response', () => {
   it('is not over while a complete response waits for its commit, and over once committed', () => {
     const h = history([complete]);
-    expect(awaitIsOver(h, foldHistory(ID, h))).toBe(false);
+    expect(awaitIsOver(h, foldHistory(ID, h), NOW)).toBe(false);
     const done = withDraft(h, commitDraft(h.at(-1)!, { resultObject: `${ID}.1`, resultDigest: 'sha256:d' }, 'now'));
     expect(settlementOf(done, h.at(-1)!)?.type).toBe(EventType.RESULT_COMMITTED);
-    expect(awaitIsOver(done, foldHistory(ID, done))).toBe(true);
+    expect(awaitIsOver(done, foldHistory(ID, done), NOW)).toBe(true);
   });
 
   it('does not count a commit of another digest as the settlement', () => {
@@ -131,12 +132,12 @@ describe('settling a complete response', () => {
       evidence: { intervention_required: true, stage: Stage.result_store },
     });
     expect(settlementOf(failed, h.at(-1)!)).toBe(failed.at(-1));
-    expect(awaitIsOver(failed, folded)).toBe(true);
+    expect(awaitIsOver(failed, folded, NOW)).toBe(true);
   });
 
   it('is over at once for a resolution that carries no result (cancel after dispatch)', () => {
     const h = history([[EventType.CALLER_CANCELLED, { phase: Phase.remote_execution, dispatched: true }]]);
-    expect(awaitIsOver(h, foldHistory(ID, h))).toBe(true);
+    expect(awaitIsOver(h, foldHistory(ID, h), NOW)).toBe(true);
   });
 });
 

@@ -1,4 +1,5 @@
 import {
+  autoRetryOf,
   Code,
   evolve,
   EventType,
@@ -88,11 +89,16 @@ export function resultsSettled(history: readonly StoredEvent[], refused: Readonl
 
 /**
  * `actions.await` answers once the broker has said its last word for now: the
- * record is resolved and a result the remote gave is either committed or
- * reported as not stored, so the caller can fetch right away.
+ * record is resolved, no automatic retry is still due under the policy, and a
+ * result the remote gave is either committed or reported as not stored, so
+ * the caller can fetch right away.
  */
-export function awaitIsOver(history: readonly StoredEvent[], folded: FoldedHistory): boolean {
-  return folded.state.status === Status.resolved && resultsSettled(history, folded.refused);
+export function awaitIsOver(history: readonly StoredEvent[], folded: FoldedHistory, now: number): boolean {
+  return (
+    folded.state.status === Status.resolved &&
+    autoRetryOf(folded.state, now) === null &&
+    resultsSettled(history, folded.refused)
+  );
 }
 
 /** The RESULT_COMMITTED event of the record's current result. */

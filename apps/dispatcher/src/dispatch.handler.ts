@@ -1,7 +1,8 @@
-import type { StoredEvent } from '@postern/contract';
+import { retryNotBefore, type StoredEvent } from '@postern/contract';
 import { Journal, type HandleVerdict } from '@postern/journal';
 import { AttemptLease } from './attempt-lease.js';
 import { AttemptRun } from './attempt-run.js';
+import { scheduleAutoRetry } from './auto-retry-schedule.js';
 import type { DispatcherDeps } from './dispatcher-deps.js';
 import { writerName } from './dispatcher-event.js';
 import { planInvocation } from './invocation-plan.js';
@@ -14,7 +15,8 @@ const MAX_FOLLOW_UPS = 20;
 
 /**
  * CREDENTIAL_AUTHORIZED (and RETRY_SCHEDULED) from the shared durable
- * consumer: decide from the journal, take the lease, run the attempt. The
+ * consumer: decide from the journal, take the lease, run the attempt, and
+ * schedule the automatic retry the journal calls for, if any. The
  * event only says "look at this invocation"; the journal says what to do.
  */
 export class DispatchHandler {
@@ -41,6 +43,9 @@ export class DispatchHandler {
       if (!(await this.redirectDue(invocationId))) break;
       verdict = await this.dispatchOnce(invocationId);
     }
+    // `dispatch.auto_retry`: the attempt that just resolved may call for
+    // another; RETRY_SCHEDULED brings this handler back for it.
+    if (verdict === 'ack') await scheduleAutoRetry(this.deps, invocationId);
     return verdict;
   }
 
@@ -61,6 +66,10 @@ export class DispatchHandler {
       case 'recover':
         return this.recovery.recoverInvocation(invocationId);
       case 'dispatch': {
+        // A scheduled retry waits for its time, whichever message brought it here.
+        const notBefore = retryNotBefore(history);
+        const wait = notBefore === null ? 0 : notBefore - this.deps.now();
+        if (wait > 0) return { nak_delay_ms: Math.min(MAX_WAIT_MS, wait) };
         const taken = await AttemptLease.acquire(
           this.deps.leases,
           { invocation_id: invocationId, holder: this.deps.instanceId, attempt: plan.attempt, lease_ms: plan.binding.lease_ms },

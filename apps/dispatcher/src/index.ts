@@ -25,6 +25,7 @@ export { LeaseStore } from './lease-store.js';
 export type { LeaseEntry } from './lease-store.js';
 export { FaultPoint, FAULT_POINTS, noFaults, processFaultSwitch } from './fault-point.js';
 export type { FaultSwitch } from './fault-point.js';
+export { scheduleAutoRetry } from './auto-retry-schedule.js';
 export { planInvocation, foldHistory, openAttempt, hasCancel } from './invocation-plan.js';
 export type { InvocationPlan, SkipReason } from './invocation-plan.js';
 export { observationFromReport, remoteRequestId } from './observation-from-report.js';

@@ -1,6 +1,7 @@
 import { classify, EventType, leaseIsLive } from '@postern/contract';
 import { Journal, type HandleVerdict } from '@postern/journal';
 import { AttemptLease } from './attempt-lease.js';
+import { scheduleAutoRetry } from './auto-retry-schedule.js';
 import { classificationData } from './attempt-evidence.js';
 import type { DispatcherDeps } from './dispatcher-deps.js';
 import { dispatcherDraft, writerName } from './dispatcher-event.js';
@@ -47,6 +48,8 @@ export class Recovery {
     await lease.release();
     if (result.status === 'appended') {
       this.deps.log.info('attempt.recovered', { invocation_id: invocationId, attempt: plan.attempt, generation: lease.generation });
+      // A recovered attempt is unknown like any other: `auto_retry` may follow it.
+      await scheduleAutoRetry(this.deps, invocationId);
     }
     return result.status === 'lost' ? { nak_delay_ms: RACED_DELAY_MS } : 'ack';
   }

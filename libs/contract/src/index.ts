@@ -2,6 +2,8 @@ export { Action, ACTIONS, HttpMethod, HTTP_METHODS } from './action-command.js';
 export type { ActionCommand, BodyInput, HttpSpec, SshSpec, StdinInput } from './action-command.js';
 export { AnomalyReason, ANOMALY_REASONS } from './anomaly.js';
 export type { Anomaly } from './anomaly.js';
+export { autoRetryOf, backoffMs, retryNotBefore } from './auto-retry.js';
+export type { ScheduledRetry } from './auto-retry.js';
 export type { Binding, BindingIdempotency } from './binding.js';
 export { canonicalJson } from './canonical-json.js';
 export type { Classification } from './classification.js';

@@ -1,8 +1,9 @@
 import { Code } from './code.js';
 import type { InvocationState } from './invocation-state.js';
 import { MESSAGES } from './messages.js';
+import { Outcome } from './outcome.js';
 import { Phase } from './phase.js';
-import type { ErrorView, Evidence, RecordView } from './record-view.js';
+import { Status, type ErrorView, type Evidence, type RecordView } from './record-view.js';
 import { Retry } from './retry.js';
 import { resolveRetry, type RetryContext } from './retry-rule.js';
 
@@ -105,6 +106,8 @@ function errorOf(state: InvocationState, ctx: RetryContext, now: number): ErrorV
     };
   }
   if (state.code === null) return null;
+  const exhausted = budgetExhausted(state, ctx, now);
+  if (exhausted !== null) return exhausted;
   const error: ErrorView = {
     code: state.code,
     phase: state.phase,
@@ -116,5 +119,27 @@ function errorOf(state: InvocationState, ctx: RetryContext, now: number): ErrorV
   if (state.retry_after_ms !== null) error.retry_after_ms = state.retry_after_ms;
   const actionRequired = state.action_required ?? (state.code === Code.VAULT_LOCKED ? 'vault_unlock' : null);
   if (actionRequired !== null) error.action_required = actionRequired;
+  return error;
+}
+
+/**
+ * CONTRACT.md section 6, "dispatch budget of the invocation spent": a record
+ * that would still be worth another dispatch, were any left, says the budget
+ * is what stops it, and only asking the remote is safe. The last attempt's
+ * evidence and outcome stay as recorded; only the error changes.
+ */
+function budgetExhausted(state: InvocationState, ctx: RetryContext, now: number): ErrorView | null {
+  if (state.status !== Status.resolved || state.dispatches === 0 || ctx.budget_left > 0 || state.cancelled) return null;
+  if (state.outcome !== Outcome.unknown && state.outcome !== Outcome.rejected) return null;
+  const unspent = resolveRetry(state.retry_rule ?? Retry.never, { ...ctx, budget_left: 1 }, now);
+  if (unspent !== Retry.backoff && unspent !== Retry.same_idempotency_key) return null;
+  const error: ErrorView = {
+    code: Code.RETRY_BUDGET_EXHAUSTED,
+    phase: Phase.remote_execution,
+    outcome: state.outcome,
+    retry: Retry.reconcile,
+    message: MESSAGES[Code.RETRY_BUDGET_EXHAUSTED],
+  };
+  if (state.retry_after_ms !== null) error.retry_after_ms = state.retry_after_ms;
   return error;
 }

@@ -12,3 +12,6 @@ export { startHostileDnsServer } from './hostile-dns-server.js';
 export type { HostileDnsServer } from './hostile-dns-server.js';
 export { startBlackholeListener } from './blackhole-listener.js';
 export type { BlackholeListener } from './blackhole-listener.js';
+export { startHostileSshServer, hostileOutputBytes } from './hostile-ssh-server.js';
+export type { HostileSshServer, HostileSshServerOptions, HostileSshUser, HostileSshExec } from './hostile-ssh-server.js';
+export { sshKeyPair } from './ssh-key-pair.js';
