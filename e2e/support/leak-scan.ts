@@ -65,13 +65,54 @@ export async function everythingStored(stack: RunningStack): Promise<Place[]> {
   return places;
 }
 
+/** The forms a binary secret (a private key's raw bytes) may take when leaked. */
+export function byteLeakForms(secret: Uint8Array): Buffer[] {
+  const bytes = Buffer.from(secret);
+  return [bytes, ...[bytes.toString('base64'), bytes.toString('base64url'), bytes.toString('hex'), bytes.toString('hex').toUpperCase()].map((f) => Buffer.from(f))];
+}
+
+function readSshString(buf: Buffer, at: number): { value: Buffer; next: number } {
+  if (at + 4 > buf.length) throw new Error('truncated OpenSSH key');
+  const len = buf.readUInt32BE(at);
+  if (at + 4 + len > buf.length) throw new Error('truncated OpenSSH key');
+  return { value: buf.subarray(at + 4, at + 4 + len), next: at + 4 + len };
+}
+
+/**
+ * What of an unencrypted OpenSSH private key would betray it: the armoured
+ * body lines past the first (the first is the same for every such key), and
+ * the private key bytes themselves (for ed25519, seed and public half).
+ */
+export function opensshKeySecrets(privateKey: string): { lines: string[]; privateBytes: Buffer } {
+  const body = privateKey
+    .split(/\r?\n/)
+    .filter((l) => l.length > 0 && !l.startsWith('-----'));
+  const blob = Buffer.from(body.join(''), 'base64');
+  const magic = Buffer.from('openssh-key-v1\0');
+  if (!blob.subarray(0, magic.length).equals(magic)) throw new Error('not an OpenSSH private key');
+  let at = magic.length;
+  at = readSshString(blob, at).next; // cipher
+  at = readSshString(blob, at).next; // kdf
+  at = readSshString(blob, at).next; // kdf options
+  at += 4; // number of keys
+  at = readSshString(blob, at).next; // public key
+  const section = readSshString(blob, at).value;
+  let p = 8; // two check integers
+  p = readSshString(section, p).next; // key type
+  p = readSshString(section, p).next; // public half
+  const privateBytes = Buffer.from(readSshString(section, p).value);
+  return { lines: body.slice(1).filter((l) => l.length >= 40), privateBytes };
+}
+
 /** `where: form` for each place that holds any form of any secret. */
-export function leaks(places: Place[], secrets: string[]): string[] {
+export function leaks(places: Place[], secrets: (string | Uint8Array)[]): string[] {
   const found: string[] = [];
   for (const secret of secrets) {
-    for (const form of leakForms(secret)) {
-      const needle = Buffer.from(form);
-      for (const place of places) if (place.bytes.includes(needle)) found.push(`${place.where}: ${form}`);
+    const forms = typeof secret === 'string' ? leakForms(secret).map((f) => Buffer.from(f)) : byteLeakForms(secret);
+    for (const needle of forms) {
+      for (const place of places) {
+        if (place.bytes.includes(needle)) found.push(`${place.where}: ${typeof secret === 'string' ? needle.toString() : `<${needle.length} bytes of a binary secret>`}`);
+      }
     }
   }
   return found;

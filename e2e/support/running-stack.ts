@@ -132,8 +132,8 @@ export class RunningStack {
       if (input !== undefined) child.stdin?.end(input);
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
+      child.stdout!.on('data', (d) => (stdout += d));
+      child.stderr!.on('data', (d) => (stderr += d));
       const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
       child.on('error', reject);
       child.on('close', (code) => {

@@ -14,8 +14,8 @@ import { MalformedRequest } from '@postern/service';
 import { describe, expect, it } from 'vitest';
 import { readAckRequest, readAwaitRequest, readPartRequest } from './delivery-request.js';
 import { asEvent, commitDraft, storeFailureDraft, StoreFailure } from './result-commit.js';
-import { awaitIsOver, foldHistory, settlementOf } from './result-history.js';
-import { resultView } from './result-view.js';
+import { awaitIsOver, awaitsVerification, foldHistory, settlementOf } from './result-history.js';
+import { resultView, streamServable } from './result-view.js';
 import { resultExpired } from './retention.js';
 import { StreamCache } from './stream-cache.js';
 
@@ -67,6 +67,17 @@ const complete: [EventType, Record<string, unknown>] = [
 function withDraft(h: StoredEvent[], draft: ReturnType<typeof commitDraft>): StoredEvent[] {
   return [...h, { ...asEvent(draft, ID, h.length + 1), seq: h.at(-1)!.seq + 1 }];
 }
+
+describe('awaitsVerification', () => {
+  it('waits on a stored response, not on a refusal that stored nothing (an SSH channel or exec refused)', () => {
+    const stored = history([complete]).at(-1);
+    const refused = history([
+      [EventType.REMOTE_RESPONSE_COMPLETE, { outcome: Outcome.rejected, code: 'SSH_EXEC_REJECTED', retry_rule: Retry.after_correction, stage: Stage.exec_request }],
+    ]).at(-1);
+    expect(awaitsVerification(stored!)).toBe(true);
+    expect(awaitsVerification(refused!)).toBe(false);
+  });
+});
 
 describe('request readers', () => {
   it('defaults an absent timeout_ms and refuses negative or fractional ones', () => {
@@ -186,6 +197,23 @@ describe('ResultView', () => {
       stdout_parts: 1,
       stderr_parts: 0,
     });
+  });
+
+  it('never hands out a partial SSH stream, not even in parts', () => {
+    const meta = {
+      exit_status: 0,
+      exit_signal: null,
+      complete: false,
+      streams: {
+        stdout: { bytes: 65536, digest: 'sha256:o', parts: 1, complete: false },
+        stderr: { bytes: 2, digest: 'sha256:e', parts: 1, complete: true },
+      },
+    };
+    expect(streamServable(meta, 'stdout')).toBe(false);
+    expect(streamServable(meta, 'stderr')).toBe(true);
+    const v = resultView({ invocationId: ID, outcome: Outcome.committed, resultDigest: 'sha256:r', meta, inlined: {} });
+    expect(v.ssh).toMatchObject({ stdout_complete: false, stdout_parts: 0, stderr_parts: 1 });
+    expect(v.ssh).not.toHaveProperty('stdout');
   });
 });
 

@@ -5,7 +5,7 @@ import type { ServiceLog } from '@postern/service';
 import { DELIVERY_LOG } from './delivery.constants.js';
 import { readInvocationRequest } from './delivery-request.js';
 import { ResultReader } from './result-reader.js';
-import { isHttpMeta, resultView, type InlineStreams, type ResultView } from './result-view.js';
+import { resultView, streamServable, type InlineStreams, type ResultView } from './result-view.js';
 
 /** `P.v1.results.fetch`: a read; it never executes anything. */
 @Injectable()
@@ -29,8 +29,7 @@ export class FetchResult {
     const inlined: InlineStreams = {};
     const streams = Object.entries(meta.streams) as [ResultStreamName, ResultStreamMeta | undefined][];
     for (const [name, info] of streams) {
-      if (info === undefined || info.bytes > RESULT_PART_BYTES) continue;
-      if (name === 'body' && isHttpMeta(meta) && !meta.complete) continue;
+      if (info === undefined || info.bytes > RESULT_PART_BYTES || !streamServable(meta, name)) continue;
       const bytes = await this.reader.stream(result, name, info);
       if (!bytes.ok) return bytes.reply;
       inlined[name] = bytes.value;

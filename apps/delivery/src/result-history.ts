@@ -48,9 +48,13 @@ export function isStoreFailure(ev: StoredEvent): boolean {
   return ev.type === EventType.REMOTE_RESPONSE_COMPLETE && ev.data['code'] === Code.RESULT_STORE_FAILED;
 }
 
-/** A remote's complete response that the delivery service must vouch for (or report as not stored). */
+/**
+ * A remote's complete response that the delivery service must vouch for (or
+ * report as not stored). A refusal with nothing stored (an SSH channel or
+ * exec the server refused) names no result object: there is nothing to vouch for.
+ */
 export function awaitsVerification(ev: StoredEvent): boolean {
-  return ev.type === EventType.REMOTE_RESPONSE_COMPLETE && !isStoreFailure(ev);
+  return ev.type === EventType.REMOTE_RESPONSE_COMPLETE && !isStoreFailure(ev) && resultObjectOf(ev) !== null;
 }
 
 export function resultObjectOf(ev: StoredEvent): string | null {

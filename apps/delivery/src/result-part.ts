@@ -5,7 +5,7 @@ import type { ServiceLog } from '@postern/service';
 import { DELIVERY_LOG } from './delivery.constants.js';
 import { readPartRequest } from './delivery-request.js';
 import { ResultReader } from './result-reader.js';
-import { isHttpMeta, partView, type ResultPartView } from './result-view.js';
+import { partView, streamServable, type ResultPartView } from './result-view.js';
 
 /** `P.v1.results.part`: one 256 KiB slice of a committed stream, numbered from 1. A read. */
 @Injectable()
@@ -31,8 +31,8 @@ export class ResultPartAction {
     const result = loaded.value;
     const meta = result.meta;
     const info = (meta.streams as Partial<Record<string, ResultStreamMeta>>)[stream];
-    // An incomplete HTTP result has no body to hand out, not even in parts.
-    if (info === undefined || (isHttpMeta(meta) && !meta.complete)) {
+    // A partial body or output is not handed out, not even in parts.
+    if (info === undefined || !streamServable(meta, stream)) {
       return requestError(Code.NOT_FOUND, 'The result has no such stream.', 'stream', {
         outcome: result.view.outcome,
       });

@@ -94,6 +94,17 @@ function httpView(meta: HttpResultMeta, inlined: InlineStreams): HttpResultView 
   return view;
 }
 
+/**
+ * Whether a stored stream may be handed out: a partial body or output is
+ * never a result (CONTRACT.md section 5). An HTTP body is whole only in a
+ * complete result; an SSH stream says on its own.
+ */
+export function streamServable(meta: ResultMeta, stream: ResultStreamName): boolean {
+  if (isHttpMeta(meta)) return meta.complete && stream === 'body';
+  const info = stream === 'body' ? undefined : meta.streams[stream];
+  return info?.complete === true;
+}
+
 function sshView(meta: SshResultMeta, inlined: InlineStreams): SshResultView {
   const { stdout, stderr } = meta.streams;
   const view: SshResultView = {
@@ -103,8 +114,8 @@ function sshView(meta: SshResultMeta, inlined: InlineStreams): SshResultView {
     stderr_bytes: stderr?.bytes ?? 0,
     stdout_complete: stdout?.complete ?? false,
     stderr_complete: stderr?.complete ?? false,
-    stdout_parts: stdout !== undefined ? Math.max(1, stdout.parts) : 0,
-    stderr_parts: stderr !== undefined ? Math.max(1, stderr.parts) : 0,
+    stdout_parts: stdout?.complete ? Math.max(1, stdout.parts) : 0,
+    stderr_parts: stderr?.complete ? Math.max(1, stderr.parts) : 0,
   };
   if (inlined.stdout !== undefined) view.stdout = inline(inlined.stdout);
   if (inlined.stderr !== undefined) view.stderr = inline(inlined.stderr);

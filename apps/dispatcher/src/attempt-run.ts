@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import {
+  Action,
   classify,
   Code,
   CODE_PHASE,
@@ -19,6 +20,7 @@ import {
 } from '@postern/contract';
 import { getPayload, Journal, type EventDraft, type HandleVerdict } from '@postern/journal';
 import { openConnection, secretForms, type HttpConnection } from '@postern/transport-http';
+import { openSshConnection, type SshAuth, type SshConnection } from '@postern/transport-ssh';
 import { AttemptExchange } from './attempt-exchange.js';
 import { AttemptJournal } from './attempt-journal.js';
 import type { AttemptLease } from './attempt-lease.js';
@@ -30,7 +32,10 @@ import { FaultPoint } from './fault-point.js';
 import { hasCancel, type InvocationPlan } from './invocation-plan.js';
 import { followUpMethod, proxyAddress } from './redirect-follow.js';
 import { targetOf, type BoundTarget } from './request-plan.js';
+import { sshSecretForms } from './output-redaction.js';
 import { requestSecret, type ReleasedCredential } from './secret-release.js';
+import { SshExchange } from './ssh-exchange.js';
+import { sshTargetOf, type SshBoundTarget } from './ssh-target.js';
 
 type DispatchPlan = Extract<InvocationPlan, { kind: 'dispatch' }>;
 
@@ -41,9 +46,17 @@ const HTTP_INJECTIONS: ReadonlySet<string> = new Set([
   CredentialType.http_query,
 ]);
 
+const SSH_INJECTIONS: ReadonlySet<string> = new Set([CredentialType.ssh_key, CredentialType.ssh_password]);
+
 /** How soon a message comes back when the attempt stopped before doing anything. */
 const REDECIDE_MS = 200;
 const RELEASE_UNAVAILABLE_MS = 2_000;
+
+/** The command line ACTION_ACCEPTED recorded; null when there is none. */
+function sshCommandOf(command: unknown): string | null {
+  const ssh = (command as { ssh?: { command?: unknown } } | null)?.ssh;
+  return typeof ssh?.command === 'string' ? ssh.command : null;
+}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -98,6 +111,7 @@ export class AttemptRun {
 
     const check = checkBinding(binding, this.plan.fingerprint, this.deps.policy.current());
     if (!check.ok) return this.refuseBinding(check.message);
+    if (binding.action === Action.ssh_exec) return this.sshSteps(binding, check.entry);
     const boundTarget = targetOf(binding) as BoundTarget;
     // A followed redirect keeps the bound origin (so the policy entry and the
     // credential scope just checked are the ones that govern it) and takes
@@ -213,14 +227,128 @@ export class AttemptRun {
       return { kind: 'stop', verdict: await this.refuseCredential(Code.CREDENTIAL_MISSING, null) };
     }
     const mode = c.injection ?? c.type;
-    if (!HTTP_INJECTIONS.has(mode)) {
+    const ssh = binding.action === Action.ssh_exec;
+    // An SSH login needs its user; a credential without one cannot be injected.
+    const usable = ssh ? SSH_INJECTIONS.has(mode) && typeof c.user === 'string' && c.user !== '' : HTTP_INJECTIONS.has(mode);
+    if (!usable) {
       return {
         kind: 'stop',
         verdict: await this.refuseCredential(Code.INJECTION_MODE_UNSUPPORTED, null),
       };
     }
-    this.forms = secretForms(release.secret, c.user === undefined ? {} : { user: c.user });
+    this.forms = ssh ? sshSecretForms(release.secret) : secretForms(release.secret, c.user === undefined ? {} : { user: c.user });
     return { kind: 'ok', credential: { ...c, type: mode } };
+  }
+
+  /**
+   * The SSH attempt: the same lease, secret and journal discipline as HTTP.
+   * Transport, host key, user auth complete before DISPATCH_STARTED; the
+   * channel open and the exec request go out only after it is acknowledged.
+   */
+  private async sshSteps(binding: Binding, entry: TargetPolicy): Promise<HandleVerdict> {
+    const { attempt } = this.plan;
+    const target = sshTargetOf(binding) as SshBoundTarget;
+    const command = sshCommandOf(this.plan.state.command);
+    if (command === null) return this.refuseBinding('The accepted command has no SSH command line.');
+    let stdin: Uint8Array | null = null;
+    if (binding.body_digest !== null) {
+      stdin = await getPayload(this.deps.res, binding.body_digest);
+      if (stdin === null) return this.refuseBinding('The bound stdin is no longer in the payload store.');
+    }
+    const credential = await this.takeSecret(binding);
+    if (credential.kind === 'stop') return credential.verdict;
+
+    const leaseEvent = await this.journal.append(
+      () => this.draft(EventType.LEASE_ACQUIRED, { holder: this.deps.instanceId, expires_at: new Date(this.lease.expiresAtMs).toISOString() }),
+      false,
+    );
+    if (!leaseEvent) return this.stopBefore('lease_event_lost');
+    await this.fault(FaultPoint.after_lease_acquired);
+
+    const user = credential.credential.user as string;
+    let setup = await this.sshConnect(target, entry, user, credential.credential.type);
+    if (setup.kind === 'stop') return setup.verdict;
+    if (!(await this.lease.stillOurs())) {
+      setup.conn.destroy();
+      return this.stopBefore('lease_lost');
+    }
+    const deadline = this.plan.deadline_at === null ? null : Date.parse(this.plan.deadline_at);
+    if (deadline !== null && this.deps.now() >= deadline) {
+      setup.conn.destroy();
+      await this.journal.append(
+        (h) => (hasCancel(h) ? null : this.draft(EventType.CALLER_CANCELLED, { phase: Phase.connection_setup, dispatched: false })),
+        false,
+      );
+      await this.lease.release();
+      return 'ack';
+    }
+    if (!setup.conn.alive) {
+      // Dropped while the lease was checked: nothing was sent on it, so set up once more.
+      setup = await this.sshConnect(target, entry, user, credential.credential.type);
+      if (setup.kind === 'stop') return setup.verdict;
+    }
+    const { conn, connectTry } = setup;
+    const started = {
+      connect_try: connectTry,
+      connection: {
+        id: conn.id,
+        reused: false,
+        remote_address: `${conn.remoteAddress}:${conn.remotePort}`,
+        ssh_host_key_sha256: conn.hostKeySha256,
+      },
+    };
+    const dispatched = await this.journal.append(() => this.draft(EventType.DISPATCH_STARTED, started), false);
+    if (!dispatched) {
+      conn.destroy();
+      return this.stopBefore('dispatch_lost');
+    }
+    this.dispatched = true;
+    this.deps.log.info('attempt.dispatched', { invocation_id: this.id, attempt, connect_try: connectTry, reused: false });
+    await this.fault(FaultPoint.after_dispatch_started);
+    const exchange = new SshExchange({
+      deps: this.deps,
+      plan: this.plan,
+      invocationId: this.id,
+      lease: this.lease,
+      journal: this.journal,
+      secret: this.secret as Uint8Array,
+      forms: this.forms,
+      draft: (type, data, source) => this.draft(type, data, source),
+      fault: (point) => this.fault(point),
+    });
+    return exchange.run(conn, entry, command, stdin, deadline);
+  }
+
+  /** SSH set-up (transport, pinned host key, user auth), up to the bound number of tries; each failure is its own row. */
+  private async sshConnect(
+    target: SshBoundTarget,
+    entry: TargetPolicy,
+    username: string,
+    mode: CredentialType,
+  ): Promise<{ kind: 'ok'; conn: SshConnection; connectTry: number } | { kind: 'stop'; verdict: HandleVerdict }> {
+    const tries = Math.max(1, this.plan.binding.connect_attempts);
+    const secret = this.secret as Uint8Array;
+    const auth: SshAuth =
+      mode === CredentialType.ssh_key
+        ? { kind: CredentialType.ssh_key, privateKey: secret }
+        : { kind: CredentialType.ssh_password, password: Buffer.from(secret).toString('utf8') };
+    for (let connectTry = 1; connectTry <= tries; connectTry++) {
+      if (this.lease.lost) return { kind: 'stop', verdict: this.stopBefore('lease_lost') };
+      // The pins are passed as they are: an empty list refuses every host key.
+      const opened = await openSshConnection(target, {
+        connectTimeoutMs: entry.timeouts_ms.connect,
+        hostKeys: entry.host_keys,
+        username,
+        auth,
+        ...(this.deps.lookup !== undefined ? { lookup: this.deps.lookup } : {}),
+      });
+      if (opened.ok) return { kind: 'ok', conn: opened.connection, connectTry };
+      const final = connectTry === tries;
+      const verdict = await this.connectionFailed(connectTry, final, opened);
+      if (verdict !== null) return { kind: 'stop', verdict };
+      await sleep(Math.min(100 * 2 ** (connectTry - 1), 1_000));
+    }
+    return { kind: 'stop', verdict: this.stopBefore('connect_tries_spent') };
   }
 
   /** Connection set-up, up to the bound number of tries; each failure is its own row. */

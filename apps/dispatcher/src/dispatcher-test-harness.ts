@@ -61,6 +61,8 @@ export interface ReleaseBehaviour {
   header_name?: string;
   param?: string;
   version?: number;
+  /** The secret released (default: CANARY). */
+  secret?: string;
 }
 
 export interface CapturedLog extends DispatcherLog {
@@ -101,6 +103,15 @@ export interface SubmitOptions {
   idempotencyKey?: string;
   /** Records a fingerprint that does not match the binding (a tampered or changed binding). */
   fingerprintOverride?: string;
+}
+
+export interface SubmitSshOptions {
+  port: number;
+  command: string;
+  stdin?: string;
+  credentialType?: CredentialType;
+  user?: string;
+  timeoutMs?: number;
 }
 
 export class DispatcherHarness {
@@ -195,11 +206,40 @@ export class DispatcherHarness {
           if (this.release.user !== undefined) credential['user'] = this.release.user;
           if (this.release.header_name !== undefined) credential['header_name'] = this.release.header_name;
           if (this.release.param !== undefined) credential['param'] = this.release.param;
-          const sealed = sealTo(parsePublicKey(req.public_key), new TextEncoder().encode(CANARY));
+          const sealed = sealTo(parsePublicKey(req.public_key), new TextEncoder().encode(this.release.secret ?? CANARY));
           reply({ secret_sealed: sealed, credential });
         })();
       },
     });
+  }
+
+  /** As `submit`, for an `ssh.exec` to 127.0.0.1 with an SSH credential of `user`. */
+  async submitSsh(opts: SubmitSshOptions): Promise<string> {
+    this.counter++;
+    const invocationId = `act_S${Date.now().toString(36)}${this.counter}${Math.random().toString(36).slice(2, 8)}`;
+    const type = opts.credentialType ?? CredentialType.ssh_key;
+    const command: ActionCommand = {
+      client_request_id: `req-${invocationId}`,
+      caller: 'test',
+      action: 'ssh.exec',
+      credential: 'api',
+      ssh: { host: '127.0.0.1', port: opts.port, command: opts.command, ...(opts.stdin !== undefined ? { stdin: { text: opts.stdin } } : {}) },
+      ...(opts.timeoutMs !== undefined ? { timeout_ms: opts.timeoutMs } : {}),
+    };
+    let bodyDigest: string | null = null;
+    if (opts.stdin !== undefined) bodyDigest = (await putPayload(this.res, new TextEncoder().encode(opts.stdin))).digest;
+    const target = matchTarget(this.policy, { kind: 'ssh', host: '127.0.0.1', port: opts.port });
+    if (target === null) throw new Error('test ssh target is outside the test policy');
+    const credential: CredentialMeta = {
+      id: 'api',
+      version: 1,
+      type,
+      scope: [`ssh://${opts.user ?? 'deploy'}@127.0.0.1:*`],
+      user: opts.user ?? 'deploy',
+      approval: 'none',
+      created_at: new Date().toISOString(),
+    };
+    return this.appendAccepted(invocationId, command, target, credential, bodyDigest, opts.timeoutMs, undefined);
   }
 
   /** Appends ACTION_ACCEPTED, PREFLIGHT_VALIDATED and CREDENTIAL_AUTHORIZED as intake and the credential service would. */
@@ -234,6 +274,20 @@ export class DispatcherHarness {
       approval: 'none',
       created_at: new Date().toISOString(),
     };
+    return this.appendAccepted(invocationId, command, target, credential, bodyDigest, opts.timeoutMs, opts.fingerprintOverride);
+  }
+
+  private async appendAccepted(
+    invocationId: string,
+    command: ActionCommand,
+    target: NonNullable<ReturnType<typeof matchTarget>>,
+    credential: CredentialMeta,
+    bodyDigest: string | null,
+    timeoutMs: number | undefined,
+    fingerprintOverride: string | undefined,
+  ): Promise<string> {
+    const type = credential.type;
+    const opts = { timeoutMs, fingerprintOverride };
     const acceptedAt = new Date().toISOString();
     const binding = buildBinding({
       command,

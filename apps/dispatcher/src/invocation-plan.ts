@@ -83,7 +83,8 @@ export function planInvocation(history: readonly StoredEvent[]): InvocationPlan 
   if (binding === null || state.request_fingerprint === null || !authorizedSinceBinding(history)) {
     return { kind: 'skip', reason: 'not_authorized' };
   }
-  if (binding.action !== Action.http_request || binding.method === null) return { kind: 'skip', reason: 'not_http' };
+  const runnable = binding.action === Action.ssh_exec || (binding.action === Action.http_request && binding.method !== null);
+  if (!runnable) return { kind: 'skip', reason: 'not_http' };
   if (state.dispatches >= binding.budget) return { kind: 'skip', reason: 'budget_spent' };
   return {
     kind: 'dispatch',

@@ -17,6 +17,7 @@ targets:
     retry_safe_methods: [GET]
   - match: "ssh://127.0.0.1:*"
     host_keys: ["SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s"]
+    idempotent_commands: ["^uptime$"]
 dispatch:
   connect_attempts: 3
   budget: 5

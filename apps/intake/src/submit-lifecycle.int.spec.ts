@@ -89,6 +89,19 @@ describe('given a valid command', () => {
     expect(reply.evidence.credential).toEqual({ id: SSH_KEY.id, version: SSH_KEY.version, injection: SSH_KEY.type });
   });
 
+  it('binds an SSH command as known idempotent only when idempotent_commands matches it', async () => {
+    const safe = await intake.submit(sshCommand({ ssh: { host: '127.0.0.1', port: 2222, command: 'uptime' } }));
+    const unsafe = await intake.submit(sshCommand({ ssh: { host: '127.0.0.1', port: 2222, command: 'uptime; reboot' } }));
+    expect(safe.error).toBeNull();
+    expect(unsafe.error).toBeNull();
+    const [, a] = await intake.events(safe.invocation_id);
+    const [, b] = await intake.events(unsafe.invocation_id);
+    const bindingA = (a!.data as any).binding;
+    expect(bindingA).toMatchObject({ action: 'ssh.exec', target: 'ssh://127.0.0.1:2222', known_idempotent: true, body_digest: null });
+    expect(bindingA.credential).toEqual({ id: SSH_KEY.id, version: SSH_KEY.version, type: SSH_KEY.type, injection: SSH_KEY.type });
+    expect((b!.data as any).binding).toMatchObject({ known_idempotent: false });
+  });
+
   it('binds the idempotency key of a target under a contract', async () => {
     const key = `charge-${requestId('bind')}`;
     const reply = await intake.submit(httpCommand({ idempotency_key: key }));
