@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
 import { Code, CredentialType, Outcome, Phase, Retry, Stage } from '@postern/contract';
 import { hostileOutputBytes } from '@postern/testkit';
@@ -108,6 +109,23 @@ describe('connection setup: provably never executed', () => {
     expect(view.attempts).toHaveLength(1);
     expect(f.main.effects()).toBe(before);
     expect(f.main.channelOpens).toBe(opens);
+  });
+
+  it('a peer that does not speak SSH is SSH_HANDSHAKE_FAILED, backoff, and nothing is dispatched', async () => {
+    const garbage = createServer((socket) => {
+      // Reading on lets the server see the client's close, so `close()` below can finish.
+      socket.resume();
+      socket.end('HTTP/1.1 400 Bad Request\r\n\r\nnot an ssh server\r\n');
+    });
+    await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const view = await f.run(command((garbage.address() as AddressInfo).port, 'exit 0'));
+      expectError(view, Phase.connection_setup, Outcome.not_attempted, Code.SSH_HANDSHAKE_FAILED, Retry.backoff);
+      expect(view.evidence.dispatch_started).toBe(false);
+      expect(view.attempts.every((a: any) => a.stage === 'ssh_handshake')).toBe(true);
+    } finally {
+      await new Promise((resolve) => garbage.close(resolve));
+    }
   });
 
   it('a refused TCP connection is CONNECT_REFUSED, backoff, one row per try', async () => {
