@@ -1,18 +1,17 @@
-import { promises as dns } from 'node:dns';
-import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, rootCertificates, type TLSSocket } from 'node:tls';
 import { SetupFailure, Stage } from '@postern/contract';
 import { ConnectAbortedError } from './errors.js';
 import { HttpConnection } from './http-connection.js';
-import type { ConnectOptions, ConnectResult, HttpTarget, Lookup, ResolvedAddress, StageTiming } from './types.js';
+import { type AbortErrorFactory, errorCode, resolveAndConnect, SetupStageError, withDeadline } from './net-connect.js';
+import { timedStage } from './stage-timing.js';
+import type { ConnectOptions, ConnectResult, HttpTarget, StageTiming } from './types.js';
 
 /** `scheme://host:port`, the key connections are pooled under. */
 export function originOf(target: HttpTarget): string {
   const host = isIP(target.host) === 6 ? `[${target.host}]` : target.host;
   return `${target.scheme}://${host}:${target.port}`;
 }
-
-const defaultLookup: Lookup = async (host) => dns.lookup(host, { all: true, verbatim: true });
 
 /** OpenSSL verification codes that mean the peer's certificate was not accepted. */
 const CERT_REJECTED_CODES = new Set([
@@ -41,106 +40,16 @@ const CERT_REJECTED_CODES = new Set([
 
 type Failed = Extract<ConnectResult, { ok: false }>;
 
-/** Internal: carries a set-up failure to the one place that reports it. */
-class SetupError extends Error {
-  override name = 'SetupError';
-  constructor(
-    readonly failure: SetupFailure,
-    readonly stage: Stage,
-    readonly diagnostic: string,
-  ) {
-    super(diagnostic);
-  }
-}
+const abortError: AbortErrorFactory = (cause) => new ConnectAbortedError({ cause });
 
-function codeOf(err: unknown): string {
-  const e = err as { code?: unknown; name?: unknown } | null;
-  if (e !== null && typeof e === 'object' && typeof e.code === 'string') return e.code;
-  if (e !== null && typeof e === 'object' && typeof e.name === 'string') return e.name;
-  return 'UNKNOWN';
-}
-
-function dnsFailure(err: unknown): SetupError {
-  const code = codeOf(err);
-  // NXDOMAIN and "no data" are answers; everything else may pass with time.
-  const failure = code === 'ENOTFOUND' || code === 'ENODATA' ? SetupFailure.dns_nxdomain : SetupFailure.dns_temporary;
-  return new SetupError(failure, Stage.dns, code);
-}
-
-function tcpFailure(code: string): SetupError {
-  switch (code) {
-    case 'ECONNREFUSED':
-      return new SetupError(SetupFailure.tcp_refused, Stage.tcp_connect, code);
-    case 'ETIMEDOUT':
-      return new SetupError(SetupFailure.tcp_timeout, Stage.tcp_connect, code);
-    default:
-      return new SetupError(SetupFailure.tcp_unreachable, Stage.tcp_connect, code);
-  }
-}
-
-function tlsFailure(err: unknown): SetupError {
-  const code = codeOf(err);
+function tlsFailure(err: unknown): SetupStageError {
+  const code = errorCode(err);
   const failure = CERT_REJECTED_CODES.has(code) ? SetupFailure.tls_cert_rejected : SetupFailure.tls_handshake;
-  return new SetupError(failure, Stage.tls_handshake, code);
-}
-
-/** Runs one stage, records its timing, and converts a throw into a recorded failure. */
-async function stage<T>(stages: StageTiming[], name: Stage, run: () => Promise<T>): Promise<T> {
-  const started = Date.now();
-  const t0 = performance.now();
-  try {
-    const value = await run();
-    stages.push({ stage: name, started_at_ms: started, duration_ms: performance.now() - t0, ok: true });
-    return value;
-  } catch (err) {
-    stages.push({ stage: name, started_at_ms: started, duration_ms: performance.now() - t0, ok: false });
-    throw err;
-  }
-}
-
-function withDeadline<T>(deadline: number, signal: AbortSignal | undefined, onTimeout: () => Error, start: (settle: { resolve(v: T): void; reject(e: unknown): void }) => () => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let done = false;
-    let cleanup: () => void = () => undefined;
-    const finish = (fn: () => void) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      fn();
-    };
-    const onAbort = () => {
-      cleanup();
-      finish(() => reject(new ConnectAbortedError({ cause: signal?.reason })));
-    };
-    const timer = setTimeout(() => {
-      cleanup();
-      finish(() => reject(onTimeout()));
-    }, Math.max(0, deadline - Date.now()));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    cleanup = start({ resolve: (v) => finish(() => resolve(v)), reject: (e) => finish(() => reject(e)) });
-  });
-}
-
-function tcpConnect(address: ResolvedAddress, port: number, deadline: number, signal: AbortSignal | undefined): Promise<Socket> {
-  return withDeadline<Socket>(deadline, signal, () => tcpFailure('ETIMEDOUT'), (settle) => {
-    const socket = netConnect({ host: address.address, port, family: address.family });
-    socket.setNoDelay(true);
-    const onError = (err: unknown) => {
-      socket.destroy();
-      settle.reject(tcpFailure(codeOf(err)));
-    };
-    socket.once('error', onError);
-    socket.once('connect', () => {
-      socket.off('error', onError);
-      settle.resolve(socket);
-    });
-    return () => socket.destroy();
-  });
+  return new SetupStageError(failure, Stage.tls_handshake, code);
 }
 
 function tlsHandshake(tcp: Socket, host: string, ca: string[] | undefined, deadline: number, signal: AbortSignal | undefined): Promise<TLSSocket> {
-  return withDeadline<TLSSocket>(deadline, signal, () => new SetupError(SetupFailure.tls_handshake, Stage.tls_handshake, 'ETIMEDOUT'), (settle) => {
+  return withDeadline<TLSSocket>(deadline, signal, abortError, () => new SetupStageError(SetupFailure.tls_handshake, Stage.tls_handshake, 'ETIMEDOUT'), (settle) => {
     const socket = tlsConnect({
       socket: tcp,
       host,
@@ -175,8 +84,8 @@ const MAX_PROXY_HEAD_BYTES = 16 * 1024;
 
 /** Opens a CONNECT tunnel on `socket`; any answer but 2xx, or a close, is `proxy_tunnel`. */
 function proxyTunnel(socket: Socket, target: HttpTarget, deadline: number, signal: AbortSignal | undefined): Promise<Socket> {
-  const fail = (diagnostic: string) => new SetupError(SetupFailure.proxy_tunnel, Stage.proxy_connect, diagnostic);
-  return withDeadline<Socket>(deadline, signal, () => fail('ETIMEDOUT'), (settle) => {
+  const fail = (diagnostic: string) => new SetupStageError(SetupFailure.proxy_tunnel, Stage.proxy_connect, diagnostic);
+  return withDeadline<Socket>(deadline, signal, abortError, () => fail('ETIMEDOUT'), (settle) => {
     let buf = Buffer.alloc(0);
     const cleanup = () => {
       socket.off('data', onData);
@@ -209,7 +118,7 @@ function proxyTunnel(socket: Socket, target: HttpTarget, deadline: number, signa
     const onError = (err: unknown) => {
       cleanup();
       socket.destroy();
-      settle.reject(fail(codeOf(err)));
+      settle.reject(fail(errorCode(err)));
     };
     const onEnd = () => {
       cleanup();
@@ -232,51 +141,26 @@ function proxyTunnel(socket: Socket, target: HttpTarget, deadline: number, signa
 export async function openConnection(target: HttpTarget, opts: ConnectOptions): Promise<ConnectResult> {
   const stages: StageTiming[] = [];
   const deadline = Date.now() + opts.connectTimeoutMs;
-  const fail = (e: SetupError): Failed => ({ ok: false, failure: e.failure, stage: e.stage, diagnostic: e.diagnostic, stages });
+  const fail = (e: SetupStageError): Failed => ({ ok: false, failure: e.failure, stage: e.stage, diagnostic: e.diagnostic, stages });
   if (opts.signal?.aborted === true) throw new ConnectAbortedError({ cause: opts.signal.reason });
   try {
     // With a proxy, DNS and TCP are for the proxy; the proxy resolves the target.
     const first = opts.proxy ?? { host: target.host, port: target.port };
-    let addresses: ResolvedAddress[];
-    const family = isIP(first.host);
-    if (family !== 0) {
-      addresses = [{ address: first.host, family }];
-    } else {
-      const lookup = opts.lookup ?? defaultLookup;
-      addresses = await stage(stages, Stage.dns, () =>
-        withDeadline<ResolvedAddress[]>(deadline, opts.signal, () => new SetupError(SetupFailure.dns_temporary, Stage.dns, 'ETIMEOUT'), (settle) => {
-          lookup(first.host).then(settle.resolve, (err: unknown) => settle.reject(dnsFailure(err)));
-          return () => undefined;
-        }),
-      );
-      if (addresses.length === 0) throw new SetupError(SetupFailure.dns_nxdomain, Stage.dns, 'ENODATA');
-    }
-    let tcp = await stage(stages, Stage.tcp_connect, async () => {
-      let last: unknown;
-      for (const address of addresses) {
-        try {
-          return await tcpConnect(address, first.port, deadline, opts.signal);
-        } catch (err) {
-          if (!(err instanceof SetupError) || err.failure === SetupFailure.tcp_timeout) throw err;
-          last = err;
-        }
-      }
-      throw last;
-    });
+    let tcp = await resolveAndConnect(first, { deadline, lookup: opts.lookup, signal: opts.signal }, stages, abortError);
     if (opts.proxy !== undefined) {
       const raw = tcp;
-      tcp = await stage(stages, Stage.proxy_connect, () => proxyTunnel(raw, target, deadline, opts.signal));
+      tcp = await timedStage(stages, Stage.proxy_connect, () => proxyTunnel(raw, target, deadline, opts.signal));
     }
     let socket: Socket | TLSSocket = tcp;
     let peer: string | undefined;
     if (target.scheme === 'https') {
-      const tls = await stage(stages, Stage.tls_handshake, () => tlsHandshake(tcp, target.host, opts.ca, deadline, opts.signal));
+      const tls = await timedStage(stages, Stage.tls_handshake, () => tlsHandshake(tcp, target.host, opts.ca, deadline, opts.signal));
       peer = tls.getPeerCertificate().fingerprint256?.replaceAll(':', '').toLowerCase();
       socket = tls;
     }
     return { ok: true, connection: new HttpConnection(originOf(target), socket, peer), stages };
   } catch (err) {
-    if (err instanceof SetupError) return fail(err);
+    if (err instanceof SetupStageError) return fail(err);
     throw err;
   }
 }

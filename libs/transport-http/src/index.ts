@@ -1,5 +1,8 @@
 export { openConnection, originOf } from './connect.js';
 export { HttpConnection } from './http-connection.js';
+export { resolveAndConnect, withDeadline, errorCode, SetupStageError } from './net-connect.js';
+export type { AbortErrorFactory, NetSetupFailure, ResolveAndConnectOptions } from './net-connect.js';
+export { timedStage, stageTiming } from './stage-timing.js';
 export { ConnectionPool } from './connection-pool.js';
 export { sendRequest } from './exchange.js';
 export { ResponseFramingParser } from './response-framing.js';

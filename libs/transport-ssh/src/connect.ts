@@ -1,127 +1,19 @@
-import { promises as dns } from 'node:dns';
-import { connect as netConnect, isIP, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { CredentialType, SetupFailure, Stage } from '@postern/contract';
+import { type AbortErrorFactory, resolveAndConnect, SetupStageError, stageTiming } from '@postern/transport-http';
 import ssh2 from 'ssh2';
 import { SshConnectAbortedError } from './errors.js';
 import { normalizeHostKeyPin, parsePrivateKey, sshHostKeyFingerprint } from './host-key-fingerprint.js';
 import { SshConnection } from './ssh-connection.js';
-import type {
-  SshConnectOptions,
-  SshConnectResult,
-  SshLookup,
-  SshResolvedAddress,
-  SshSetupFailure,
-  SshStageTiming,
-  SshTarget,
-} from './types.js';
-
-const defaultLookup: SshLookup = async (host) => dns.lookup(host, { all: true, verbatim: true });
+import type { SshConnectOptions, SshConnectResult, SshSetupFailure, SshStageTiming, SshTarget } from './types.js';
 
 type Failed = Extract<SshConnectResult, { ok: false }>;
 
-/** Internal: carries a set-up failure to the one place that reports it. */
-class SetupError extends Error {
-  override name = 'SetupError';
-  constructor(
-    readonly failure: SshSetupFailure,
-    readonly stage: Stage,
-    readonly diagnostic: string,
-  ) {
-    super(diagnostic);
-  }
-}
-
-function codeOf(err: unknown): string {
-  const e = err as { code?: unknown; name?: unknown } | null;
-  if (e !== null && typeof e === 'object' && typeof e.code === 'string') return e.code;
-  if (e !== null && typeof e === 'object' && typeof e.name === 'string') return e.name;
-  return 'UNKNOWN';
-}
-
-function dnsFailure(err: unknown): SetupError {
-  const code = codeOf(err);
-  // NXDOMAIN and "no data" are answers; everything else may pass with time.
-  const failure = code === 'ENOTFOUND' || code === 'ENODATA' ? SetupFailure.dns_nxdomain : SetupFailure.dns_temporary;
-  return new SetupError(failure, Stage.dns, code);
-}
-
-function tcpFailure(code: string): SetupError {
-  switch (code) {
-    case 'ECONNREFUSED':
-      return new SetupError(SetupFailure.tcp_refused, Stage.tcp_connect, code);
-    case 'ETIMEDOUT':
-      return new SetupError(SetupFailure.tcp_timeout, Stage.tcp_connect, code);
-    default:
-      return new SetupError(SetupFailure.tcp_unreachable, Stage.tcp_connect, code);
-  }
-}
+const abortError: AbortErrorFactory = (cause) => new SshConnectAbortedError({ cause });
 
 /** A function so that TypeScript does not narrow `aborted` across awaits. */
 function isAborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
-}
-
-function timing(stage: Stage, started: number, t0: number, ok: boolean): SshStageTiming {
-  return { stage, started_at_ms: started, duration_ms: performance.now() - t0, ok };
-}
-
-async function timed<T>(stages: SshStageTiming[], name: Stage, run: () => Promise<T>): Promise<T> {
-  const started = Date.now();
-  const t0 = performance.now();
-  try {
-    const value = await run();
-    stages.push(timing(name, started, t0, true));
-    return value;
-  } catch (err) {
-    stages.push(timing(name, started, t0, false));
-    throw err;
-  }
-}
-
-function withDeadline<T>(
-  deadline: number,
-  signal: AbortSignal | undefined,
-  onTimeout: () => Error,
-  start: (settle: { resolve(v: T): void; reject(e: unknown): void }) => () => void,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let done = false;
-    let cleanup: () => void = () => undefined;
-    const finish = (fn: () => void) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      fn();
-    };
-    const onAbort = () => {
-      cleanup();
-      finish(() => reject(new SshConnectAbortedError({ cause: signal?.reason })));
-    };
-    const timer = setTimeout(() => {
-      cleanup();
-      finish(() => reject(onTimeout()));
-    }, Math.max(0, deadline - Date.now()));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    cleanup = start({ resolve: (v) => finish(() => resolve(v)), reject: (e) => finish(() => reject(e)) });
-  });
-}
-
-function tcpConnect(address: SshResolvedAddress, port: number, deadline: number, signal: AbortSignal | undefined): Promise<Socket> {
-  return withDeadline<Socket>(deadline, signal, () => tcpFailure('ETIMEDOUT'), (settle) => {
-    const socket = netConnect({ host: address.address, port, family: address.family });
-    socket.setNoDelay(true);
-    const onError = (err: unknown) => {
-      socket.destroy();
-      settle.reject(tcpFailure(codeOf(err)));
-    };
-    socket.once('error', onError);
-    socket.once('connect', () => {
-      socket.off('error', onError);
-      settle.resolve(socket);
-    });
-    return () => socket.destroy();
-  });
 }
 
 /** ssh2's error level and message, bounded; its messages carry no key or password. */
@@ -141,7 +33,7 @@ interface HandshakeState {
 
 /**
  * SSH over an already connected socket: key exchange, host key against the
- * pins, user auth. Resolves with the ready client or rejects with a SetupError.
+ * pins, user auth. Resolves with the ready client or rejects with a SetupStageError.
  */
 function sshHandshake(
   socket: Socket,
@@ -163,7 +55,7 @@ function sshHandshake(
     if (state.verdict !== null) {
       stages.push({ stage: Stage.ssh_host_key, started_at_ms: state.hostKeyAt, duration_ms: 0, ok: state.verdict === 'accepted' });
     }
-    if (state.handshakeDone) stages.push(timing(Stage.ssh_auth, authStarted, authT0, ok));
+    if (state.handshakeDone) stages.push(stageTiming(Stage.ssh_auth, authStarted, authT0, ok));
   };
   return new Promise<SshConnection>((resolve, reject) => {
     let settled = false;
@@ -187,12 +79,12 @@ function sshHandshake(
       socket.destroy();
       reject(err);
     };
-    const classifyError = (diagnostic: string, level: string | undefined): SetupError => {
+    const classifyError = (diagnostic: string, level: string | undefined): SetupStageError<SshSetupFailure> => {
       // The verifier's verdict decides, not ssh2's wording: a refused key
       // surfaces as a generic handshake error.
-      if (state.verdict === 'refused') return new SetupError(SetupFailure.ssh_host_key, Stage.ssh_host_key, diagnostic);
-      if (level === 'client-authentication') return new SetupError(SetupFailure.ssh_auth, Stage.ssh_auth, diagnostic);
-      return new SetupError(SetupFailure.ssh_kex, state.handshakeDone ? Stage.ssh_auth : Stage.ssh_handshake, diagnostic);
+      if (state.verdict === 'refused') return new SetupStageError(SetupFailure.ssh_host_key, Stage.ssh_host_key, diagnostic);
+      if (level === 'client-authentication') return new SetupStageError(SetupFailure.ssh_auth, Stage.ssh_auth, diagnostic);
+      return new SetupStageError(SetupFailure.ssh_kex, state.handshakeDone ? Stage.ssh_auth : Stage.ssh_handshake, diagnostic);
     };
     const onReady = () => settle(null);
     const onError = (err: unknown) => {
@@ -245,7 +137,7 @@ export async function openSshConnection(target: SshTarget, opts: SshConnectOptio
   const stages: SshStageTiming[] = [];
   const deadline = Date.now() + opts.connectTimeoutMs;
   const state: HandshakeState = { verdict: null, presented: undefined, hostKeyAt: 0, handshakeDone: false };
-  const fail = (e: SetupError): Failed => {
+  const fail = (e: SetupStageError<SshSetupFailure>): Failed => {
     const failed: Failed = { ok: false, failure: e.failure, stage: e.stage, diagnostic: e.diagnostic, stages };
     if (state.presented !== undefined) failed.host_key_sha256 = state.presented;
     return failed;
@@ -256,7 +148,7 @@ export async function openSshConnection(target: SshTarget, opts: SshConnectOptio
     try {
       parsePrivateKey(opts.auth.privateKey, opts.auth.passphrase);
     } catch {
-      return fail(new SetupError(SetupFailure.ssh_auth, Stage.ssh_auth, 'private_key_unparsable'));
+      return fail(new SetupStageError(SetupFailure.ssh_auth, Stage.ssh_auth, 'private_key_unparsable'));
     }
   }
   const pins = new Set<string>();
@@ -265,32 +157,7 @@ export async function openSshConnection(target: SshTarget, opts: SshConnectOptio
     if (normalized !== null) pins.add(normalized);
   }
   try {
-    let addresses: SshResolvedAddress[];
-    const family = isIP(target.host);
-    if (family !== 0) {
-      addresses = [{ address: target.host, family }];
-    } else {
-      const lookup = opts.lookup ?? defaultLookup;
-      addresses = await timed(stages, Stage.dns, () =>
-        withDeadline<SshResolvedAddress[]>(deadline, opts.signal, () => new SetupError(SetupFailure.dns_temporary, Stage.dns, 'ETIMEOUT'), (settle) => {
-          lookup(target.host).then(settle.resolve, (err: unknown) => settle.reject(dnsFailure(err)));
-          return () => undefined;
-        }),
-      );
-      if (addresses.length === 0) throw new SetupError(SetupFailure.dns_nxdomain, Stage.dns, 'ENODATA');
-    }
-    const socket = await timed(stages, Stage.tcp_connect, async () => {
-      let last: unknown;
-      for (const address of addresses) {
-        try {
-          return await tcpConnect(address, target.port, deadline, opts.signal);
-        } catch (err) {
-          if (!(err instanceof SetupError) || err.failure === SetupFailure.tcp_timeout) throw err;
-          last = err;
-        }
-      }
-      throw last;
-    });
+    const socket = await resolveAndConnect(target, { deadline, lookup: opts.lookup, signal: opts.signal }, stages, abortError);
     const remoteAddress = socket.remoteAddress ?? '';
     const remotePort = socket.remotePort ?? target.port;
     if (isAborted(opts.signal)) {
@@ -300,7 +167,7 @@ export async function openSshConnection(target: SshTarget, opts: SshConnectOptio
     const connection = await sshHandshake(socket, opts, pins, stages, state, { address: remoteAddress, port: remotePort });
     return { ok: true, connection, stages, host_key_sha256: connection.hostKeySha256 };
   } catch (err) {
-    if (err instanceof SetupError) return fail(err);
+    if (err instanceof SetupStageError) return fail(err);
     throw err;
   }
 }

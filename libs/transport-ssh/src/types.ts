@@ -1,4 +1,5 @@
 import type { CredentialType, SetupFailure, Stage } from '@postern/contract';
+import type { Lookup, ResolvedAddress, StageTiming } from '@postern/transport-http';
 import type { SshConnection } from './ssh-connection.js';
 
 /** Where an SSH connection goes. `host` is a DNS name or an IP literal. */
@@ -7,13 +8,10 @@ export interface SshTarget {
   port: number;
 }
 
-export interface SshResolvedAddress {
-  address: string;
-  family: number;
-}
+export type SshResolvedAddress = ResolvedAddress;
 
 /** A resolver returning every address for a name (tests inject one). */
-export type SshLookup = (host: string) => Promise<SshResolvedAddress[]>;
+export type SshLookup = Lookup;
 
 /** The credential's secret, handed to ssh2 only; never reported. */
 export type SshAuth =
@@ -32,13 +30,7 @@ export interface SshConnectOptions {
 }
 
 /** One connection set-up stage as it happened. */
-export interface SshStageTiming {
-  stage: Stage;
-  /** Wall-clock start (ms since epoch). */
-  started_at_ms: number;
-  duration_ms: number;
-  ok: boolean;
-}
+export type SshStageTiming = StageTiming;
 
 /** The set-up failures an SSH connection can end in. */
 export type SshSetupFailure =
