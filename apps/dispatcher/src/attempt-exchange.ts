@@ -4,7 +4,6 @@ import {
   EventType,
   Outcome,
   EvidenceSource,
-  Phase,
   type Classification,
   type TargetPolicy,
 } from '@postern/contract';
@@ -23,6 +22,7 @@ import { callerHeadersOf, planRequest, type BoundTarget } from './request-plan.j
 import { responseFacts } from './response-facts.js';
 import type { ReleasedCredential } from './secret-release.js';
 import { resultToStore } from './stored-result.js';
+import { PostDispatchWriter } from './post-dispatch-writer.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -60,10 +60,11 @@ export interface ExchangeContext {
  * append cannot land, it stops writing: recovery owns the attempt then.
  */
 export class AttemptExchange {
-  private chain: Promise<void> = Promise.resolve();
-  private silenced = false;
+  private readonly writer: PostDispatchWriter;
 
-  constructor(private readonly ctx: ExchangeContext) {}
+  constructor(private readonly ctx: ExchangeContext) {
+    this.writer = new PostDispatchWriter(ctx);
+  }
 
   async run(
     conn: HttpConnection,
@@ -94,7 +95,7 @@ export class AttemptExchange {
     const deadlineTimer =
       untilDeadline === null || untilDeadline > MAX_TIMER_MS
         ? null
-        : setTimeout(() => this.enqueue(() => this.cancelAfterDispatch()), untilDeadline);
+        : setTimeout(() => this.writer.enqueue(() => this.writer.cancelAfterDispatch()), untilDeadline);
 
     let report: HttpExchangeReport;
     try {
@@ -105,8 +106,8 @@ export class AttemptExchange {
         responseReadBytes: entry.limits.response_read_bytes,
         onRequestSent: (flags) => {
           sentLogged = true;
-          this.enqueue(async () => {
-            await this.appendAfterDispatch(EventType.REQUEST_SENT, requestSentData(flags));
+          this.writer.enqueue(async () => {
+            await this.writer.append(EventType.REQUEST_SENT, requestSentData(flags));
             await this.ctx.fault(FaultPoint.after_request_sent);
           });
         },
@@ -114,7 +115,7 @@ export class AttemptExchange {
           startedLogged = true;
           facts = responseFacts(headers, this.ctx.deps.now(), this.ctx.forms);
           const data = responseStartedData(status, headers, facts);
-          this.enqueue(() => this.appendAfterDispatch(EventType.REMOTE_RESPONSE_STARTED, data));
+          this.writer.enqueue(() => this.writer.append(EventType.REMOTE_RESPONSE_STARTED, data));
         },
         onBodyChunk: (chunk) => {
           chunks.push(chunk);
@@ -130,15 +131,15 @@ export class AttemptExchange {
     }
 
     if (!sentLogged && report.request_headers_sent) {
-      this.enqueue(() => this.appendAfterDispatch(EventType.REQUEST_SENT, requestSentData(report)));
+      this.writer.enqueue(() => this.writer.append(EventType.REQUEST_SENT, requestSentData(report)));
     }
     const status = report.headers_complete && report.status !== null && report.status >= 200 ? report.status : null;
     if (facts === null && report.headers !== null) facts = responseFacts(report.headers, this.ctx.deps.now(), this.ctx.forms);
     if (!startedLogged && status !== null && report.headers !== null) {
       const data = responseStartedData(status, report.headers, facts ?? {});
-      this.enqueue(() => this.appendAfterDispatch(EventType.REMOTE_RESPONSE_STARTED, data));
+      this.writer.enqueue(() => this.writer.append(EventType.REMOTE_RESPONSE_STARTED, data));
     }
-    await this.chain;
+    await this.writer.flushed();
 
     if (report.keep_alive && report.ended_by === 'complete') this.ctx.deps.pool.release(conn);
     else this.ctx.deps.pool.discard(conn);
@@ -149,7 +150,7 @@ export class AttemptExchange {
       observationFromReport(report, resolvedFacts, contract === null ? null : { in_use_status: contract.in_use_status, mismatch_status: contract.mismatch_status }),
     );
     await this.ctx.fault(FaultPoint.before_response_complete);
-    if (this.silenced || this.ctx.lease.lost) {
+    if (this.writer.stopped) {
       // Another worker may own the invocation now; it will recover the attempt.
       this.ctx.deps.log.error('attempt.abandoned', { invocation_id: this.ctx.invocationId, attempt: this.ctx.plan.attempt });
       return 'ack';
@@ -158,7 +159,7 @@ export class AttemptExchange {
     const complete = status !== null && report.body_complete;
     const redirect = complete ? this.redirectToFollow(status, report, bound, entry, credential, classification) : null;
     if (complete) await this.commitResponse(report, status, entry, chunks, classification, resolvedFacts, redirect);
-    else await this.appendAfterDispatch(EventType.REMOTE_OUTCOME_UNKNOWN, unknownData(classification, report, resolvedFacts));
+    else await this.writer.append(EventType.REMOTE_OUTCOME_UNKNOWN, unknownData(classification, report, resolvedFacts));
     this.ctx.deps.log.info('attempt.resolved', {
       invocation_id: this.ctx.invocationId,
       attempt: this.ctx.plan.attempt,
@@ -167,7 +168,7 @@ export class AttemptExchange {
       status,
       follows_redirect: redirect !== null,
     });
-    if (!this.silenced) await this.ctx.lease.release();
+    if (!this.writer.silenced) await this.ctx.lease.release();
     return 'ack';
   }
 
@@ -199,7 +200,7 @@ export class AttemptExchange {
     } catch (err) {
       this.ctx.deps.log.error('result.store_failed', { invocation_id: this.ctx.invocationId, error: errorName(err) });
       const failed = classify({ kind: 'result_store_failed', outcome: classification.outcome, response_complete_durable: false });
-      await this.appendAfterDispatch(EventType.REMOTE_OUTCOME_UNKNOWN, {
+      await this.writer.append(EventType.REMOTE_OUTCOME_UNKNOWN, {
         ...classificationData(failed),
         ...exchangeFlags(report),
         response_status: status,
@@ -209,7 +210,7 @@ export class AttemptExchange {
     }
     const data = completeData(classification, report, facts, stored);
     if (redirect !== null) data['redirect'] = { status: redirect.status, location: redirect.location };
-    await this.appendAfterDispatch(EventType.REMOTE_RESPONSE_COMPLETE, data, EvidenceSource.remote_response);
+    await this.writer.append(EventType.REMOTE_RESPONSE_COMPLETE, data, EvidenceSource.remote_response);
   }
 
   /**
@@ -238,28 +239,5 @@ export class AttemptExchange {
       ...(credential.type === CredentialType.http_query && credential.param !== undefined ? { queryParam: credential.param } : {}),
     });
     return location === null ? null : { status, location };
-  }
-
-  /** The caller's deadline passed while the remote works: say so at once, and keep reading. */
-  private async cancelAfterDispatch(): Promise<void> {
-    if (this.silenced || this.ctx.lease.lost) return;
-    const ok = await this.ctx.journal.append(
-      (h) => (hasCancel(h) ? null : this.ctx.draft(EventType.CALLER_CANCELLED, { phase: Phase.remote_execution, dispatched: true })),
-      true,
-    );
-    if (ok) this.ctx.deps.log.info('attempt.deadline_passed', { invocation_id: this.ctx.invocationId, attempt: this.ctx.plan.attempt });
-  }
-
-  private enqueue(step: () => Promise<void>): void {
-    this.chain = this.chain.then(step).catch((err: unknown) => {
-      this.silenced = true;
-      this.ctx.deps.log.error('attempt.append_failed', { invocation_id: this.ctx.invocationId, error: errorName(err) });
-    });
-  }
-
-  private async appendAfterDispatch(type: EventType, data: Record<string, unknown>, source?: EvidenceSource): Promise<void> {
-    if (this.silenced || this.ctx.lease.lost) return;
-    const ok = await this.ctx.journal.append(() => this.ctx.draft(type, data, source), true);
-    if (!ok) this.silenced = true;
   }
 }

@@ -133,30 +133,16 @@ export class AttemptRun {
     const credential = await this.takeSecret(binding);
     if (credential.kind === 'stop') return credential.verdict;
 
-    const leaseEvent = await this.journal.append(
-      () => this.draft(EventType.LEASE_ACQUIRED, { holder: this.deps.instanceId, expires_at: new Date(this.lease.expiresAtMs).toISOString() }),
-      false,
-    );
-    if (!leaseEvent) return this.stopBefore('lease_event_lost');
-    await this.fault(FaultPoint.after_lease_acquired);
+    const leaseStop = await this.announceLease();
+    if (leaseStop !== null) return leaseStop;
 
     let setup = await this.connect(bound, check.entry);
     if (setup.kind === 'stop') return setup.verdict;
 
-    if (!(await this.lease.stillOurs())) {
-      this.deps.pool.release(setup.conn);
-      return this.stopBefore('lease_lost');
-    }
-    const deadline = this.plan.deadline_at === null ? null : Date.parse(this.plan.deadline_at);
-    if (deadline !== null && this.deps.now() >= deadline) {
-      this.deps.pool.release(setup.conn);
-      await this.journal.append(
-        (h) => (hasCancel(h) ? null : this.draft(EventType.CALLER_CANCELLED, { phase: Phase.connection_setup, dispatched: false })),
-        false,
-      );
-      await this.lease.release();
-      return 'ack';
-    }
+    const deadline = this.deadlineMs();
+    const httpConn = setup.conn;
+    const gateStop = await this.gateBeforeDispatch(deadline, () => this.deps.pool.release(httpConn));
+    if (gateStop !== null) return gateStop;
 
     if (!setup.conn.alive) {
       // The peer closed it while the lease was checked: nothing was handed
@@ -171,15 +157,71 @@ export class AttemptRun {
     if (conn.tlsPeerSha256 !== undefined) connection['tls_peer_sha256'] = conn.tlsPeerSha256;
     const started: Record<string, unknown> = { connect_try: connectTry, connection };
     if (redirect !== null) started['follows_redirect'] = { attempt: redirect.attempt, status: redirect.status, location: redirect.location, method: line.method };
+    const dispatchStop = await this.startDispatch(started, connectTry, conn.reused, () => this.deps.pool.release(conn));
+    if (dispatchStop !== null) return dispatchStop;
+    const exchange = new AttemptExchange(this.exchangeContext());
+    return exchange.run(conn, bound, check.entry, credential.credential, body, deadline, line);
+  }
+
+  /** LEASE_ACQUIRED in the journal; a lost append stops the attempt before any connection. */
+  private async announceLease(): Promise<HandleVerdict | null> {
+    const leaseEvent = await this.journal.append(
+      () => this.draft(EventType.LEASE_ACQUIRED, { holder: this.deps.instanceId, expires_at: new Date(this.lease.expiresAtMs).toISOString() }),
+      false,
+    );
+    if (!leaseEvent) return this.stopBefore('lease_event_lost');
+    await this.fault(FaultPoint.after_lease_acquired);
+    return null;
+  }
+
+  /** The caller's deadline (ACTION_ACCEPTED `deadline_at`) in epoch ms, if it set one. */
+  private deadlineMs(): number | null {
+    return this.plan.deadline_at === null ? null : Date.parse(this.plan.deadline_at);
+  }
+
+  /**
+   * The last checks before DISPATCH_STARTED, for either transport: the lease
+   * is still ours, and the caller's deadline has not passed (else the action
+   * ends not attempted). `dropConnection` lets go of the connection set up.
+   */
+  private async gateBeforeDispatch(deadline: number | null, dropConnection: () => void): Promise<HandleVerdict | null> {
+    if (!(await this.lease.stillOurs())) {
+      dropConnection();
+      return this.stopBefore('lease_lost');
+    }
+    if (deadline !== null && this.deps.now() >= deadline) {
+      dropConnection();
+      await this.journal.append(
+        (h) => (hasCancel(h) ? null : this.draft(EventType.CALLER_CANCELLED, { phase: Phase.connection_setup, dispatched: false })),
+        false,
+      );
+      await this.lease.release();
+      return 'ack';
+    }
+    return null;
+  }
+
+  /** DISPATCH_STARTED, acknowledged: only after this may a byte go to the transport. */
+  private async startDispatch(
+    started: Record<string, unknown>,
+    connectTry: number,
+    reused: boolean,
+    dropConnection: () => void,
+  ): Promise<HandleVerdict | null> {
     const dispatched = await this.journal.append(() => this.draft(EventType.DISPATCH_STARTED, started), false);
     if (!dispatched) {
-      this.deps.pool.release(conn);
+      dropConnection();
       return this.stopBefore('dispatch_lost');
     }
     this.dispatched = true;
-    this.deps.log.info('attempt.dispatched', { invocation_id: this.id, attempt, connect_try: connectTry, reused: conn.reused });
+    this.deps.log.info('attempt.dispatched', { invocation_id: this.id, attempt: this.plan.attempt, connect_try: connectTry, reused });
     await this.fault(FaultPoint.after_dispatch_started);
-    const exchange = new AttemptExchange({
+    return null;
+  }
+
+  /** What an exchange (HTTP or SSH) needs from this attempt. */
+  private exchangeContext() {
+    return {
       deps: this.deps,
       plan: this.plan,
       invocationId: this.id,
@@ -187,10 +229,9 @@ export class AttemptRun {
       journal: this.journal,
       secret: this.secret as Uint8Array,
       forms: this.forms,
-      draft: (type, data, source) => this.draft(type, data, source),
-      fault: (point) => this.fault(point),
-    });
-    return exchange.run(conn, bound, check.entry, credential.credential, body, deadline, line);
+      draft: (type: EventType, data: Record<string, unknown>, source?: EvidenceSource) => this.draft(type, data, source),
+      fault: (point: FaultPoint) => this.fault(point),
+    };
   }
 
   /** The secret for this attempt, or the verdict when there is none to have. */
@@ -246,7 +287,6 @@ export class AttemptRun {
    * channel open and the exec request go out only after it is acknowledged.
    */
   private async sshSteps(binding: Binding, entry: TargetPolicy): Promise<HandleVerdict> {
-    const { attempt } = this.plan;
     const target = sshTargetOf(binding) as SshBoundTarget;
     const command = sshCommandOf(this.plan.state.command);
     if (command === null) return this.refuseBinding('The accepted command has no SSH command line.');
@@ -258,30 +298,16 @@ export class AttemptRun {
     const credential = await this.takeSecret(binding);
     if (credential.kind === 'stop') return credential.verdict;
 
-    const leaseEvent = await this.journal.append(
-      () => this.draft(EventType.LEASE_ACQUIRED, { holder: this.deps.instanceId, expires_at: new Date(this.lease.expiresAtMs).toISOString() }),
-      false,
-    );
-    if (!leaseEvent) return this.stopBefore('lease_event_lost');
-    await this.fault(FaultPoint.after_lease_acquired);
+    const leaseStop = await this.announceLease();
+    if (leaseStop !== null) return leaseStop;
 
     const user = credential.credential.user as string;
     let setup = await this.sshConnect(target, entry, user, credential.credential.type);
     if (setup.kind === 'stop') return setup.verdict;
-    if (!(await this.lease.stillOurs())) {
-      setup.conn.destroy();
-      return this.stopBefore('lease_lost');
-    }
-    const deadline = this.plan.deadline_at === null ? null : Date.parse(this.plan.deadline_at);
-    if (deadline !== null && this.deps.now() >= deadline) {
-      setup.conn.destroy();
-      await this.journal.append(
-        (h) => (hasCancel(h) ? null : this.draft(EventType.CALLER_CANCELLED, { phase: Phase.connection_setup, dispatched: false })),
-        false,
-      );
-      await this.lease.release();
-      return 'ack';
-    }
+    const deadline = this.deadlineMs();
+    const sshConn = setup.conn;
+    const gateStop = await this.gateBeforeDispatch(deadline, () => sshConn.destroy());
+    if (gateStop !== null) return gateStop;
     if (!setup.conn.alive) {
       // Dropped while the lease was checked: nothing was sent on it, so set up once more.
       setup = await this.sshConnect(target, entry, user, credential.credential.type);
@@ -297,25 +323,9 @@ export class AttemptRun {
         ssh_host_key_sha256: conn.hostKeySha256,
       },
     };
-    const dispatched = await this.journal.append(() => this.draft(EventType.DISPATCH_STARTED, started), false);
-    if (!dispatched) {
-      conn.destroy();
-      return this.stopBefore('dispatch_lost');
-    }
-    this.dispatched = true;
-    this.deps.log.info('attempt.dispatched', { invocation_id: this.id, attempt, connect_try: connectTry, reused: false });
-    await this.fault(FaultPoint.after_dispatch_started);
-    const exchange = new SshExchange({
-      deps: this.deps,
-      plan: this.plan,
-      invocationId: this.id,
-      lease: this.lease,
-      journal: this.journal,
-      secret: this.secret as Uint8Array,
-      forms: this.forms,
-      draft: (type, data, source) => this.draft(type, data, source),
-      fault: (point) => this.fault(point),
-    });
+    const dispatchStop = await this.startDispatch(started, connectTry, false, () => conn.destroy());
+    if (dispatchStop !== null) return dispatchStop;
+    const exchange = new SshExchange(this.exchangeContext());
     return exchange.run(conn, entry, command, stdin, deadline);
   }
 

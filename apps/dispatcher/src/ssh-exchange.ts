@@ -1,13 +1,13 @@
-import { classify, EventType, EvidenceSource, Outcome, Phase, type Classification, type TargetPolicy } from '@postern/contract';
+import { classify, EventType, EvidenceSource, Outcome, type Classification, type TargetPolicy } from '@postern/contract';
 import { putSshResult, type HandleVerdict } from '@postern/journal';
 import { execCommand, type SshConnection, type SshExecReport } from '@postern/transport-ssh';
 import { classificationData } from './attempt-evidence.js';
 import type { ExchangeContext } from './attempt-exchange.js';
 import { errorName } from './dispatcher-log.js';
 import { FaultPoint } from './fault-point.js';
-import { hasCancel } from './invocation-plan.js';
 import { redactOutput } from './output-redaction.js';
 import { sshCompleteData, sshDiagnostic, sshFlags, sshRefusedData, sshUnknownData } from './ssh-evidence.js';
+import { PostDispatchWriter } from './post-dispatch-writer.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -38,10 +38,11 @@ export function execTimeoutMs(entry: TargetPolicy): number {
  * verdict: the exit (result stored first), the server's refusal, or unknown.
  */
 export class SshExchange {
-  private chain: Promise<void> = Promise.resolve();
-  private silenced = false;
+  private readonly writer: PostDispatchWriter;
 
-  constructor(private readonly ctx: ExchangeContext) {}
+  constructor(private readonly ctx: ExchangeContext) {
+    this.writer = new PostDispatchWriter(ctx);
+  }
 
   async run(conn: SshConnection, entry: TargetPolicy, command: string, stdin: Uint8Array | null, deadline: number | null): Promise<HandleVerdict> {
     const stdout: Uint8Array[] = [];
@@ -50,7 +51,7 @@ export class SshExchange {
     const deadlineTimer =
       untilDeadline === null || untilDeadline > MAX_TIMER_MS
         ? null
-        : setTimeout(() => this.enqueue(() => this.cancelAfterDispatch()), untilDeadline);
+        : setTimeout(() => this.writer.enqueue(() => this.writer.cancelAfterDispatch()), untilDeadline);
     let report: SshExecReport;
     try {
       report = await execCommand(conn, stdin === null ? { command } : { command, stdin }, {
@@ -68,19 +69,19 @@ export class SshExchange {
       // One connection per attempt: what the server saw of it ends here.
       await conn.close().catch(() => undefined);
     }
-    await this.chain;
+    await this.writer.flushed();
 
     const classification = classify({ kind: 'ssh', ...report });
     await this.ctx.fault(FaultPoint.before_response_complete);
-    if (this.silenced || this.ctx.lease.lost) {
+    if (this.writer.stopped) {
       this.ctx.deps.log.error('attempt.abandoned', { invocation_id: this.ctx.invocationId, attempt: this.ctx.plan.attempt });
       return 'ack';
     }
     const exited = report.exit_status !== null || report.exit_signal !== null;
     if (exited) await this.commitExit(report, classification, stdout, stderr);
     else if (classification.outcome === Outcome.rejected) {
-      await this.append(EventType.REMOTE_RESPONSE_COMPLETE, sshRefusedData(classification, report), EvidenceSource.remote_response);
-    } else await this.append(EventType.REMOTE_OUTCOME_UNKNOWN, sshUnknownData(classification, report));
+      await this.writer.append(EventType.REMOTE_RESPONSE_COMPLETE, sshRefusedData(classification, report), EvidenceSource.remote_response);
+    } else await this.writer.append(EventType.REMOTE_OUTCOME_UNKNOWN, sshUnknownData(classification, report));
     this.ctx.deps.log.info('attempt.resolved', {
       invocation_id: this.ctx.invocationId,
       attempt: this.ctx.plan.attempt,
@@ -89,7 +90,7 @@ export class SshExchange {
       exit_status: report.exit_status,
       ended_by: report.ended_by,
     });
-    if (!this.silenced) await this.ctx.lease.release();
+    if (!this.writer.silenced) await this.ctx.lease.release();
     return 'ack';
   }
 
@@ -112,36 +113,13 @@ export class SshExchange {
     } catch (err) {
       this.ctx.deps.log.error('result.store_failed', { invocation_id: this.ctx.invocationId, error: errorName(err) });
       const failed = classify({ kind: 'result_store_failed', outcome: classification.outcome, response_complete_durable: false });
-      await this.append(EventType.REMOTE_OUTCOME_UNKNOWN, {
+      await this.writer.append(EventType.REMOTE_OUTCOME_UNKNOWN, {
         ...classificationData(failed),
         ...flags,
         diagnostic: `result_store:${errorName(err)}:${sshDiagnostic(report)}`,
       });
       return;
     }
-    await this.append(EventType.REMOTE_RESPONSE_COMPLETE, sshCompleteData(classification, report, stored), EvidenceSource.remote_response);
-  }
-
-  /** The caller's deadline passed while the command runs: say so at once, and keep reading. */
-  private async cancelAfterDispatch(): Promise<void> {
-    if (this.silenced || this.ctx.lease.lost) return;
-    const ok = await this.ctx.journal.append(
-      (h) => (hasCancel(h) ? null : this.ctx.draft(EventType.CALLER_CANCELLED, { phase: Phase.remote_execution, dispatched: true })),
-      true,
-    );
-    if (ok) this.ctx.deps.log.info('attempt.deadline_passed', { invocation_id: this.ctx.invocationId, attempt: this.ctx.plan.attempt });
-  }
-
-  private enqueue(step: () => Promise<void>): void {
-    this.chain = this.chain.then(step).catch((err: unknown) => {
-      this.silenced = true;
-      this.ctx.deps.log.error('attempt.append_failed', { invocation_id: this.ctx.invocationId, error: errorName(err) });
-    });
-  }
-
-  private async append(type: EventType, data: Record<string, unknown>, source?: EvidenceSource): Promise<void> {
-    if (this.silenced || this.ctx.lease.lost) return;
-    const ok = await this.ctx.journal.append(() => this.ctx.draft(type, data, source), true);
-    if (!ok) this.silenced = true;
+    await this.writer.append(EventType.REMOTE_RESPONSE_COMPLETE, sshCompleteData(classification, report, stored), EvidenceSource.remote_response);
   }
 }
