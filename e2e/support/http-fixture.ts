@@ -38,10 +38,20 @@ export class HttpFixture {
 
   /**
    * `autoRetry` and `budget` set the policy's `dispatch.auto_retry` and
-   * `dispatch.budget` (defaults: off, as the policy has it, and 5).
+   * `dispatch.budget` (defaults: off, as the policy has it, and 5);
+   * `responseBodyBytes` the plain server's `limits.response_body_bytes`
+   * (default 65536); `natsArgs` go to the nats-server.
    */
   static async start(
-    options: { prefix?: string; env?: Record<string, string>; leaseMs?: number; autoRetry?: boolean; budget?: number } = {},
+    options: {
+      prefix?: string;
+      env?: Record<string, string>;
+      leaseMs?: number;
+      autoRetry?: boolean;
+      budget?: number;
+      responseBodyBytes?: number;
+      natsArgs?: string[];
+    } = {},
   ): Promise<HttpFixture> {
     const plain = await startHostileHttpServer();
     const contract = await startHostileHttpServer();
@@ -55,7 +65,7 @@ export class HttpFixture {
     const refusingProxy = await startConnectProxy({ refuseWith: 403 });
     const behindRefusingProxy = await freePort();
     const timeouts = '{connect: 2000, response_headers: 1500, body: 1500}';
-    const limits = '{response_body_bytes: 65536, response_read_bytes: 1048576}';
+    const limits = `{response_body_bytes: ${options.responseBodyBytes ?? 65536}, response_read_bytes: 1048576}`;
     const policy = `
 targets:
   - match: "http://127.0.0.1:${contract.port}"
@@ -96,6 +106,7 @@ ${options.autoRetry === undefined ? '' : `  auto_retry: ${options.autoRetry}\n`}
       services: ['credential', 'intake', 'dispatcher', 'delivery', 'projector'],
       env: { POSTERN_VAULT_PASSPHRASE: 'e2e passphrase, test only', POSTERN_DNS_SERVERS: dns.address, ...options.env },
       policy,
+      ...(options.natsArgs === undefined ? {} : { natsArgs: options.natsArgs }),
     });
     const fixture = new HttpFixture(stack, plain, contract, tls, wrongHost, selfSigned, dns, redirecting, proxied, proxy, refusingProxy, behindRefusingProxy);
     await fixture.putCredential('local-api', 'http_bearer', ['http://127.0.0.1:*', 'http://api.postern.test:*', 'http://nowhere.postern.test:*', 'http://servfail.postern.test:*', 'http://255.255.255.255:*', 'https://localhost:*'], CANARY);

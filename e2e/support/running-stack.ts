@@ -41,9 +41,11 @@ export class RunningStack {
       env?: Record<string, string>;
       /** Written to `$POSTERN_HOME/postern.yaml` before the services start. */
       policy?: string;
+      /** More nats-server arguments, e.g. `-c <file>` for a limit the command line has no flag for. */
+      natsArgs?: string[];
     } = {},
   ): Promise<RunningStack> {
-    const nats = await startNatsServer();
+    const nats = await startNatsServer(options.natsArgs === undefined ? {} : { args: options.natsArgs });
     const home = await mkdtemp(join(tmpdir(), 'postern-e2e-'));
     const prefix = options.prefix ?? 'e2e';
     const env: Record<string, string> = {

@@ -21,6 +21,7 @@ import { DeliveryConfigError } from './errors.js';
 import { FetchResult } from './fetch-result.js';
 import { RecordReader } from './record-reader.js';
 import { ResultCommitHandler } from './result-commit.handler.js';
+import { ResultHandOver } from './result-hand-over.js';
 import { ResultPartAction } from './result-part.js';
 import { ResultReader } from './result-reader.js';
 
@@ -64,6 +65,7 @@ export class DeliveryModule {
         }),
         RecordReader,
         ResultReader,
+        ResultHandOver,
         AwaitAction,
         FetchResult,
         ResultPartAction,

@@ -4,6 +4,7 @@ import { RESULT_PART_BYTES, type ResultStreamMeta, type ResultStreamName } from 
 import type { ServiceLog } from '@postern/service';
 import { DELIVERY_LOG } from './delivery.constants.js';
 import { readInvocationRequest } from './delivery-request.js';
+import { ResultHandOver } from './result-hand-over.js';
 import { ResultReader } from './result-reader.js';
 import { resultView, streamServable, type InlineStreams, type ResultView } from './result-view.js';
 
@@ -12,6 +13,7 @@ import { resultView, streamServable, type InlineStreams, type ResultView } from 
 export class FetchResult {
   constructor(
     private readonly reader: ResultReader,
+    private readonly handOver: ResultHandOver,
     @Inject(DELIVERY_LOG) private readonly log: ServiceLog,
   ) {}
 
@@ -34,12 +36,13 @@ export class FetchResult {
       if (!bytes.ok) return bytes.reply;
       inlined[name] = bytes.value;
     }
-    return resultView({
+    const view = resultView({
       invocationId: request.value,
       outcome: result.view.outcome,
       resultDigest: result.resultDigest,
       meta,
       inlined,
     });
+    return this.handOver.reply({ invocationId: request.value, resultDigest: result.resultDigest, outcome: result.view.outcome }, view);
   }
 }

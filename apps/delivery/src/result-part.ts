@@ -4,6 +4,7 @@ import { resultPart, type ResultStreamMeta } from '@postern/journal';
 import type { ServiceLog } from '@postern/service';
 import { DELIVERY_LOG } from './delivery.constants.js';
 import { readPartRequest } from './delivery-request.js';
+import { ResultHandOver } from './result-hand-over.js';
 import { ResultReader } from './result-reader.js';
 import { partView, streamServable, type ResultPartView } from './result-view.js';
 
@@ -12,6 +13,7 @@ import { partView, streamServable, type ResultPartView } from './result-view.js'
 export class ResultPartAction {
   constructor(
     private readonly reader: ResultReader,
+    private readonly handOver: ResultHandOver,
     @Inject(DELIVERY_LOG) private readonly log: ServiceLog,
   ) {}
 
@@ -45,6 +47,9 @@ export class ResultPartAction {
         outcome: result.view.outcome,
       });
     }
-    return partView(invocationId, stream, seq, part);
+    return this.handOver.reply(
+      { invocationId, resultDigest: result.resultDigest, outcome: result.view.outcome },
+      partView(invocationId, stream, seq, part),
+    );
   }
 }
