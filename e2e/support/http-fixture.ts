@@ -40,7 +40,8 @@ export class HttpFixture {
    * `autoRetry` and `budget` set the policy's `dispatch.auto_retry` and
    * `dispatch.budget` (defaults: off, as the policy has it, and 5);
    * `responseBodyBytes` the plain server's `limits.response_body_bytes`
-   * (default 65536); `natsArgs` go to the nats-server.
+   * (default 65536); `natsArgs` go to the nats-server; `services` are the
+   * ones started at once (default all five).
    */
   static async start(
     options: {
@@ -51,6 +52,7 @@ export class HttpFixture {
       budget?: number;
       responseBodyBytes?: number;
       natsArgs?: string[];
+      services?: string[];
     } = {},
   ): Promise<HttpFixture> {
     const plain = await startHostileHttpServer();
@@ -103,7 +105,7 @@ dispatch:
 ${options.autoRetry === undefined ? '' : `  auto_retry: ${options.autoRetry}\n`}`;
     const stack = await RunningStack.start({
       prefix: options.prefix ?? 'e2ehttp',
-      services: ['credential', 'intake', 'dispatcher', 'delivery', 'projector'],
+      services: options.services ?? ['credential', 'intake', 'dispatcher', 'delivery', 'projector'],
       env: { POSTERN_VAULT_PASSPHRASE: 'e2e passphrase, test only', POSTERN_DNS_SERVERS: dns.address, ...options.env },
       policy,
       ...(options.natsArgs === undefined ? {} : { natsArgs: options.natsArgs }),

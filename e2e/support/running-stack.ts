@@ -24,6 +24,8 @@ export class RunningStack {
   apiUrl = '';
   readonly lines: string[] = [];
   private stack: Stack | null = null;
+  /** Services started later, each as a stack of its own on the same NATS and home. */
+  private later: Stack[] = [];
 
   private constructor(
     readonly nats: NatsServerHandle,
@@ -77,8 +79,24 @@ export class RunningStack {
     await this.waitUntilReady();
   }
 
-  /** Stops the services (not NATS) and starts them again on the same home. */
+  /**
+   * Starts a service that was left out at start (a dispatcher coming up after
+   * a deploy, say) with the same environment, NATS and home.
+   */
+  async startService(name: string): Promise<void> {
+    const stack = (await startStack({
+      home: this.home,
+      env: this.env,
+      log: (line: string) => this.lines.push(line),
+      services: [name],
+      graceMs: 5_000,
+    })) as Stack;
+    this.later.push(stack);
+  }
+
+  /** Stops the services (not NATS) and starts the ones named at start again on the same home. */
   async restartServices(): Promise<void> {
+    await this.stopLater();
     await this.stack?.stop();
     await this.nc.close();
     await this.boot();
@@ -145,8 +163,14 @@ export class RunningStack {
     });
   }
 
+  private async stopLater(): Promise<void> {
+    await Promise.all(this.later.map((stack) => stack.stop()));
+    this.later = [];
+  }
+
   async stop(): Promise<void> {
     await this.nc?.close().catch(() => undefined);
+    await this.stopLater();
     await this.stack?.stop();
     await this.nats.stop();
     await rm(this.home, { recursive: true, force: true });
