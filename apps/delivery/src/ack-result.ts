@@ -2,17 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   Code,
   EventType,
-  EvidenceSource,
   Phase,
-  ServiceName,
   requestError,
   toRecordView,
   type ErrorReply,
   type RecordView,
   type StoredEvent,
 } from '@postern/contract';
-import type { EventDraft, Journal } from '@postern/journal';
+import type { Journal } from '@postern/journal';
 import type { ServiceLog } from '@postern/service';
+import { handOverDraft } from './delivery-draft.js';
 import { DELIVERY_CLOCK, DELIVERY_JOURNAL, DELIVERY_LOG, type Clock } from './delivery.constants.js';
 import { DeliveryBusyError } from './errors.js';
 import { readAckRequest } from './delivery-request.js';
@@ -62,7 +61,7 @@ export class AckResult {
       }
       if (deliveredEventOf(history, resultDigest) !== null) return view;
       const commit = commitEventOf(history, resultDigest);
-      const draft = this.deliveredDraft(commit, resultDigest);
+      const draft = handOverDraft(EventType.RESULT_DELIVERED, commit, this.now(), { result_digest: resultDigest });
       const lastSeq = history[history.length - 1]!.seq;
       const appended = await this.journal.append({ ...draft, invocation_id: invocationId, n: history.length + 1 }, lastSeq);
       if (appended.status === 'lost') continue;
@@ -71,18 +70,5 @@ export class AckResult {
       return toRecordView(foldHistory(invocationId, [...history, stored]).state, this.now());
     }
     throw new DeliveryBusyError(`ack of ${invocationId} kept losing to other writers`);
-  }
-
-  private deliveredDraft(commit: StoredEvent | null, resultDigest: string): EventDraft {
-    return {
-      type: EventType.RESULT_DELIVERED,
-      attempt: commit?.attempt ?? 0,
-      generation: commit?.generation ?? 0,
-      at: new Date(this.now()).toISOString(),
-      // The broker itself saw the caller acknowledge; nothing came from the remote.
-      source: EvidenceSource.transport_observed,
-      service: ServiceName.delivery,
-      data: { result_digest: resultDigest },
-    };
   }
 }

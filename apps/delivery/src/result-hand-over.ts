@@ -2,17 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   Code,
   EventType,
-  EvidenceSource,
   Phase,
   Retry,
-  ServiceName,
   requestError,
   type ErrorReply,
   type Outcome,
-  type StoredEvent,
 } from '@postern/contract';
-import type { EventDraft, Journal, JournalResources } from '@postern/journal';
+import type { Journal, JournalResources } from '@postern/journal';
 import type { ServiceLog } from '@postern/service';
+import { handOverDraft } from './delivery-draft.js';
 import { DELIVERY_CLOCK, DELIVERY_JOURNAL, DELIVERY_LOG, DELIVERY_RESOURCES, type Clock } from './delivery.constants.js';
 import { DeliveryBusyError } from './errors.js';
 import { RecordReader } from './record-reader.js';
@@ -75,7 +73,12 @@ export class ResultHandOver {
       const { history } = record;
       // One failed hand-over of a result is one fact, however often the caller asks.
       if (history.some((ev) => ev.type === EventType.RESULT_DELIVERY_FAILED && ev.data['result_digest'] === resultDigest)) return;
-      const draft = this.failedDraft(commitEventOf(history, resultDigest), resultDigest, replyBytes, maxPayload);
+      const draft = handOverDraft(EventType.RESULT_DELIVERY_FAILED, commitEventOf(history, resultDigest), this.now(), {
+        reason: REPLY_EXCEEDS_MAX_PAYLOAD,
+        result_digest: resultDigest,
+        reply_bytes: replyBytes,
+        max_payload: maxPayload,
+      });
       const n = history.length + 1;
       const appended = await this.journal.append({ ...draft, invocation_id: invocationId, n }, history[history.length - 1]!.seq);
       if (appended.status === 'lost') continue;
@@ -92,16 +95,4 @@ export class ResultHandOver {
     throw new DeliveryBusyError(`the failed hand-over of ${invocationId} kept losing to other writers`);
   }
 
-  private failedDraft(commit: StoredEvent | null, resultDigest: string, replyBytes: number, maxPayload: number): EventDraft {
-    return {
-      type: EventType.RESULT_DELIVERY_FAILED,
-      attempt: commit?.attempt ?? 0,
-      generation: commit?.generation ?? 0,
-      at: new Date(this.now()).toISOString(),
-      // The broker measured its own reply; nothing came from the remote.
-      source: EvidenceSource.transport_observed,
-      service: ServiceName.delivery,
-      data: { reason: REPLY_EXCEEDS_MAX_PAYLOAD, result_digest: resultDigest, reply_bytes: replyBytes, max_payload: maxPayload },
-    };
-  }
 }
