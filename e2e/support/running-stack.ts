@@ -81,12 +81,13 @@ export class RunningStack {
 
   /**
    * Starts a service that was left out at start (a dispatcher coming up after
-   * a deploy, say) with the same environment, NATS and home.
+   * a deploy, say) with the same environment, NATS and home; `env` adds to
+   * that environment for this service alone.
    */
-  async startService(name: string): Promise<void> {
+  async startService(name: string, env: Record<string, string> = {}): Promise<void> {
     const stack = (await startStack({
       home: this.home,
-      env: this.env,
+      env: { ...this.env, ...env },
       log: (line: string) => this.lines.push(line),
       services: [name],
       graceMs: 5_000,

@@ -487,7 +487,7 @@ export class AttemptRun {
 
   private async fault(point: FaultPoint): Promise<void> {
     if (!this.deps.fault.armed(point)) return;
-    this.lease.stopKeepAlive();
+    if (this.deps.fault.kills) this.lease.stopKeepAlive();
     await this.deps.fault.hit(point);
   }
 }

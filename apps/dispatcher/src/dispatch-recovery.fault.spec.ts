@@ -15,6 +15,7 @@ function crashAt(point: FaultPoint): FaultSwitch & { fired: () => boolean } {
   let fired = false;
   return {
     armed: (p) => p === point && !fired,
+    kills: true,
     hit: async () => {
       fired = true;
       await new Promise<never>(() => undefined);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { readDispatcherConfig } from './dispatcher-config.js';
-import { FaultPoint, noFaults, processFaultSwitch } from './fault-point.js';
+import { FaultAction, FaultPoint, noFaults, processFaultSwitch } from './fault-point.js';
 
 describe('readDispatcherConfig', () => {
   it('falls back to the contract defaults', () => {
     const c = readDispatcherConfig({});
-    expect(c).toMatchObject({ servers: ['nats://127.0.0.1:4222'], prefix: 'postern', home: './.postern', fault: null, concurrency: 8 });
+    expect(c).toMatchObject({ servers: ['nats://127.0.0.1:4222'], prefix: 'postern', home: './.postern', fault: null, faultAction: 'kill', concurrency: 8 });
     expect(c.configPath).toBe('.postern/postern.yaml');
     expect(c.instanceId).toMatch(/^d-[0-9a-f]{10}$/);
   });
@@ -25,8 +25,17 @@ describe('readDispatcherConfig', () => {
       home: '/srv/postern',
       configPath: '/etc/postern.yaml',
       fault: FaultPoint.after_request_sent,
+      faultAction: FaultAction.kill,
       concurrency: 3,
     });
+  });
+
+  it('reads a freeze instead of a kill after the point, and ignores an unknown action', () => {
+    expect(readDispatcherConfig({ POSTERN_FAULT: 'after_lease_acquired:stop' })).toMatchObject({
+      fault: FaultPoint.after_lease_acquired,
+      faultAction: FaultAction.stop,
+    });
+    expect(readDispatcherConfig({ POSTERN_FAULT: 'after_lease_acquired:pause' }).fault).toBeNull();
   });
 
   it('ignores an unknown fault point and an unusable concurrency', () => {
@@ -46,5 +55,7 @@ describe('fault switch', () => {
     const s = processFaultSwitch(FaultPoint.after_dispatch_started);
     expect(s.armed(FaultPoint.after_dispatch_started)).toBe(true);
     expect(s.armed(FaultPoint.after_lease_acquired)).toBe(false);
+    expect(s.kills).toBe(true);
+    expect(processFaultSwitch(FaultPoint.after_lease_acquired, FaultAction.stop).kills).toBe(false);
   });
 });

@@ -59,7 +59,9 @@ export class DispatcherService implements OnApplicationBootstrap, OnApplicationS
       pool: new ConnectionPool(),
       leases: new LeaseStore(res.kv.leases),
       log,
-      fault: options.fault ?? processFaultSwitch(config.fault),
+      fault:
+        options.fault ??
+        processFaultSwitch(config.fault, config.faultAction, (point) => log.info('fault.stopping', { point, pid: process.pid })),
       now: options.now ?? Date.now,
       ...(options.lookup !== undefined
         ? { lookup: options.lookup }
