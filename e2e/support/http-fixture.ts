@@ -40,8 +40,9 @@ export class HttpFixture {
    * `autoRetry` and `budget` set the policy's `dispatch.auto_retry` and
    * `dispatch.budget` (defaults: off, as the policy has it, and 5);
    * `responseBodyBytes` the plain server's `limits.response_body_bytes`
-   * (default 65536); `natsArgs` go to the nats-server; `services` are the
-   * ones started at once (default all five).
+   * (default 65536); `responseTimeoutMs` the targets' `response_headers`
+   * and `body` timeouts (default 1500 each); `natsArgs` go to the
+   * nats-server; `services` are the ones started at once (default all five).
    */
   static async start(
     options: {
@@ -51,6 +52,7 @@ export class HttpFixture {
       autoRetry?: boolean;
       budget?: number;
       responseBodyBytes?: number;
+      responseTimeoutMs?: number;
       natsArgs?: string[];
       services?: string[];
     } = {},
@@ -66,7 +68,8 @@ export class HttpFixture {
     const proxy = await startConnectProxy();
     const refusingProxy = await startConnectProxy({ refuseWith: 403 });
     const behindRefusingProxy = await freePort();
-    const timeouts = '{connect: 2000, response_headers: 1500, body: 1500}';
+    const responseMs = options.responseTimeoutMs ?? 1500;
+    const timeouts = `{connect: 2000, response_headers: ${responseMs}, body: ${responseMs}}`;
     const limits = `{response_body_bytes: ${options.responseBodyBytes ?? 65536}, response_read_bytes: 1048576}`;
     const policy = `
 targets:

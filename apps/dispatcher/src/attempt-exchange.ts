@@ -150,7 +150,7 @@ export class AttemptExchange {
       observationFromReport(report, resolvedFacts, contract === null ? null : { in_use_status: contract.in_use_status, mismatch_status: contract.mismatch_status }),
     );
     await this.ctx.fault(FaultPoint.before_response_complete);
-    if (this.writer.stopped) {
+    if (this.writer.silenced) {
       // Another worker may own the invocation now; it will recover the attempt.
       this.ctx.deps.log.error('attempt.abandoned', { invocation_id: this.ctx.invocationId, attempt: this.ctx.plan.attempt });
       return 'ack';
@@ -182,21 +182,19 @@ export class AttemptExchange {
     facts: ResponseFacts,
     redirect: RedirectToFollow | null,
   ): Promise<void> {
+    const toStore = resultToStore({
+      invocation_id: this.ctx.invocationId,
+      attempt: this.ctx.plan.attempt,
+      status,
+      report,
+      entry,
+      chunks,
+      classification,
+      secretForms: this.ctx.forms,
+    });
     let stored;
     try {
-      stored = await putHttpResult(
-        this.ctx.deps.res,
-        resultToStore({
-          invocation_id: this.ctx.invocationId,
-          attempt: this.ctx.plan.attempt,
-          status,
-          report,
-          entry,
-          chunks,
-          classification,
-          secretForms: this.ctx.forms,
-        }),
-      );
+      stored = await this.writer.store(() => putHttpResult(this.ctx.deps.res, toStore));
     } catch (err) {
       this.ctx.deps.log.error('result.store_failed', { invocation_id: this.ctx.invocationId, error: errorName(err) });
       const failed = classify({ kind: 'result_store_failed', outcome: classification.outcome, response_complete_durable: false });

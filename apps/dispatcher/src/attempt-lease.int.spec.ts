@@ -69,4 +69,34 @@ describe('AttemptLease on KV', () => {
     expect(b.kind === 'acquired' && b.lease.generation).toBe(2);
     expect(await store.keys()).toEqual(expect.arrayContaining(['act_l1', 'act_l2', 'act_l3', 'act_l4']));
   });
+
+  it('adopts its own renewal that landed although its answer was lost, and goes on renewing', async () => {
+    const a = await AttemptLease.acquire(store, claim('act_l5', 'A'), now);
+    if (a.kind !== 'acquired') throw new Error('not acquired');
+    // What a renewal whose PubAck an outage swallowed leaves: the entry moved on, still ours.
+    const entry = (await store.read('act_l5'))!;
+    await store.write('act_l5', { ...entry.lease, expires_at_ms: entry.lease.expires_at_ms + 1 }, entry.revision);
+    expect(await a.lease.renew()).toBe(true);
+    expect(a.lease.lost).toBe(false);
+    expect(await a.lease.renew()).toBe(true);
+    expect(await a.lease.stillOurs()).toBe(true);
+  });
+
+  it('loses nothing to a KV that does not answer: the lease renews once NATS is back', async () => {
+    const a = await AttemptLease.acquire(store, claim('act_l6', 'A'), now);
+    if (a.kind !== 'acquired') throw new Error('not acquired');
+    const restarted = nats.restart({ downForMs: 7_000 });
+    await new Promise((r) => setTimeout(r, 300));
+    // The write is not answered while the server is away; the clock has not run out.
+    expect(await a.lease.renew()).toBe(true);
+    expect(a.lease.lost).toBe(false);
+    await restarted;
+    let renewed = false;
+    for (let i = 0; i < 50 && !renewed; i++) {
+      renewed = await a.lease.renew().then((ok) => ok && !a.lease.lost);
+      if (!renewed) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(renewed).toBe(true);
+    expect((await store.read('act_l6'))?.lease).toMatchObject({ holder: 'A', generation: 1 });
+  }, 30_000);
 });

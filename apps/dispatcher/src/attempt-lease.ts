@@ -1,4 +1,5 @@
 import { leaseIsLive, nextLease, renewedLease, type Lease } from '@postern/contract';
+import { isUnavailable } from '@postern/journal';
 import type { LeaseStore } from './lease-store.js';
 
 export interface LeaseClaim {
@@ -57,19 +58,51 @@ export class AttemptLease {
     return this.current.expires_at_ms;
   }
 
-  /** A renewal failed or the entry changed hands: the attempt must not go on writing. */
+  /**
+   * The lease expired before it could be renewed, or the entry changed
+   * hands: the attempt must not start a dispatch on it.
+   */
   get lost(): boolean {
     return this.lostFlag;
   }
 
+  /**
+   * Extends the lease; false once it is lost. A KV that does not answer (a
+   * NATS restart) loses nothing by itself: the next renewal tries again,
+   * and the clock says when the lease has run out meanwhile.
+   */
   async renew(): Promise<boolean> {
     if (this.lostFlag) return false;
     const next = renewedLease(this.current, this.current.holder, this.current.generation, this.leaseMs, this.now());
     if (next === null) return this.markLost();
-    const revision = await this.store.write(this.current.invocation_id, next, this.revision).catch(() => null);
-    if (revision === null) return this.markLost();
+    let revision: number | null;
+    try {
+      revision = await this.store.write(this.current.invocation_id, next, this.revision);
+    } catch (err) {
+      return isUnavailable(err) ? true : this.markLost();
+    }
+    if (revision === null) return this.adoptOwnWrite();
     this.current = next;
     this.revision = revision;
+    return true;
+  }
+
+  /**
+   * A renewal lost its compare-and-set. If the entry still names this holder
+   * and generation, the write it lost to was this worker's own earlier
+   * renewal whose answer the outage swallowed: take its revision and go on.
+   */
+  private async adoptOwnWrite(): Promise<boolean> {
+    const entry = await this.store.read(this.current.invocation_id).catch(() => null);
+    const own =
+      entry !== null &&
+      entry.lease.holder === this.current.holder &&
+      entry.lease.generation === this.current.generation &&
+      entry.lease.released !== true &&
+      leaseIsLive(entry.lease, this.now());
+    if (!own) return this.markLost();
+    this.current = entry.lease;
+    this.revision = entry.revision;
     return true;
   }
 

@@ -73,7 +73,7 @@ export class SshExchange {
 
     const classification = classify({ kind: 'ssh', ...report });
     await this.ctx.fault(FaultPoint.before_response_complete);
-    if (this.writer.stopped) {
+    if (this.writer.silenced) {
       this.ctx.deps.log.error('attempt.abandoned', { invocation_id: this.ctx.invocationId, attempt: this.ctx.plan.attempt });
       return 'ack';
     }
@@ -99,17 +99,18 @@ export class SshExchange {
     const flags = sshFlags(report);
     const stdoutComplete = flags['stdout_complete'] === true;
     const stderrComplete = flags['stderr_complete'] === true;
+    const toStore = {
+      invocation_id: this.ctx.invocationId,
+      attempt: this.ctx.plan.attempt,
+      exit_status: report.exit_status,
+      exit_signal: report.exit_signal,
+      complete: stdoutComplete && stderrComplete,
+      stdout: { bytes: redactOutput(concat(stdout), this.ctx.forms), complete: stdoutComplete },
+      stderr: { bytes: redactOutput(concat(stderr), this.ctx.forms), complete: stderrComplete },
+    };
     let stored;
     try {
-      stored = await putSshResult(this.ctx.deps.res, {
-        invocation_id: this.ctx.invocationId,
-        attempt: this.ctx.plan.attempt,
-        exit_status: report.exit_status,
-        exit_signal: report.exit_signal,
-        complete: stdoutComplete && stderrComplete,
-        stdout: { bytes: redactOutput(concat(stdout), this.ctx.forms), complete: stdoutComplete },
-        stderr: { bytes: redactOutput(concat(stderr), this.ctx.forms), complete: stderrComplete },
-      });
+      stored = await this.writer.store(() => putSshResult(this.ctx.deps.res, toStore));
     } catch (err) {
       this.ctx.deps.log.error('result.store_failed', { invocation_id: this.ctx.invocationId, error: errorName(err) });
       const failed = classify({ kind: 'result_store_failed', outcome: classification.outcome, response_complete_durable: false });

@@ -18,6 +18,8 @@ export { sha256Hex, digestOf } from './digest.js';
 export type { Digest } from './digest.js';
 export { EVENT_TYPE_HEADER, MSG_ID_HEADER, decodeEvent } from './event-codec.js';
 export { JournalUnavailableError, AppendConflictError, JournalDecodeError } from './errors.js';
+export { isUnavailable, retryWhileUnavailable, unavailableBackoffMs } from './unavailable.js';
+export type { RetryWhileUnavailableOptions } from './unavailable.js';
 export {
   RESULT_PART_BYTES,
   partsOf,

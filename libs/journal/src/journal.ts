@@ -4,6 +4,7 @@ import type { JournalResources } from './ensure-journal.js';
 import { AppendConflictError, JournalDecodeError, JournalUnavailableError } from './errors.js';
 import { decodeEvent, encodeEvent, eventHeaders, MSG_ID_HEADER } from './event-codec.js';
 import { InvalidNameError } from './names.js';
+import { isUnavailable } from './unavailable.js';
 
 export type AppendResult = { status: 'appended'; seq: number } | { status: 'lost'; winner: string | null };
 
@@ -113,7 +114,7 @@ export class Journal {
         if (isWrongLastSequence(err)) {
           return this.settleConflict(subject, msgID, err);
         }
-        if (err instanceof JetStreamApiError) {
+        if (err instanceof JetStreamApiError && !isUnavailable(err)) {
           throw new AppendConflictError(`append of ${msgID} refused by the journal`, { cause: err });
         }
         // No answer: the event may or may not be stored. Look before re-publishing.

@@ -139,6 +139,14 @@ describe('startHostileHttpServer', () => {
     expect(server.effects('/hang')).toBe(before + 1);
   });
 
+  it('sends complete headers at once and the body only after the delay', async () => {
+    const early = await raw(get('/slow-body?delay-ms=400'), 150);
+    expect(early.bytes.toString()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Content-Length: 4\r\n[\s\S]*\r\n\r\n$/);
+    const whole = await raw(get('/slow-body?delay-ms=100'), 1_000);
+    expect(whole.ended).toBe('fin');
+    expect(whole.bytes.toString().endsWith('\r\n\r\nlate')).toBe(true);
+  });
+
   it('sends a large body of deterministic bytes', async () => {
     const r = await raw(get('/big/100000'), 300);
     const body = r.bytes.subarray(r.bytes.indexOf('\r\n\r\n') + 4);

@@ -105,6 +105,7 @@ function parseRequest(buf: Buffer): Parsed | null | 'bad' {
  * `/reset-mid-body`, `/chunked-broken`, `/chunked-unterminated`,
  * `/close-delimited`, `/close-delimited-reset`, `/interim-then-close[?hints=1]`,
  * `/proxy-status/<code>`, `/hang`, `/hang-body`, `/slow-headers[?delay-ms=]`,
+ * `/slow-body[?delay-ms=]` (complete headers at once, the body `late` later),
  * `/keepalive-then-close[?delay-ms=]`, `/keepalive-then-reset` (the next
  * request on that socket is reset unread), `/redirect/<code>?to=<path>`.
  *
@@ -216,6 +217,14 @@ export async function startHostileHttpServer(opts: HostileHttpServerOptions = {}
       case 'hang-body':
         socket.write(head(200, [['Content-Length', '10']]) + 'a');
         return 'stop';
+      case 'slow-body': {
+        const delay = Number(req.query.get('delay-ms') ?? '60000');
+        socket.write(head(200, [['Content-Length', '4'], ['Connection', 'close']]));
+        later(delay, () => {
+          if (!socket.destroyed) socket.end('late');
+        });
+        return 'stop';
+      }
       case 'slow-headers': {
         const delay = Number(req.query.get('delay-ms') ?? '60000');
         socket.write(`HTTP/1.1 200 OK${CRLF}`);

@@ -21,8 +21,11 @@ export interface NatsServerHandle {
   storeDir: string;
   /** Kills the server and removes its store directory. */
   stop(): Promise<void>;
-  /** Kills the server and starts it again on the same port with the same store. */
-  restart(): Promise<void>;
+  /**
+   * Kills the server and starts it again on the same port with the same
+   * store, after `downForMs` (default 0) without a server.
+   */
+  restart(opts?: { downForMs?: number }): Promise<void>;
 }
 
 const READY_TIMEOUT_MS = 10_000;
@@ -162,9 +165,10 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
       if (child) await kill(child);
       await rm(storeDir, { recursive: true, force: true });
     },
-    async restart() {
+    async restart(restartOpts: { downForMs?: number } = {}) {
       if (stopped) throw new NatsServerStartError('cannot restart a stopped nats-server');
       if (child) await kill(child);
+      if (restartOpts.downForMs !== undefined && restartOpts.downForMs > 0) await sleep(restartOpts.downForMs);
       await launch();
     },
   };
