@@ -1,7 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Code, EventType, Outcome, Phase, Retry } from '@postern/contract';
-import { Journal } from '@postern/journal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpFixture } from './support/http-fixture.js';
 
@@ -39,24 +38,12 @@ function get(path: string, credential = 'local-api', origin = f.plain.origin) {
   };
 }
 
-const events = (id: string) => new Journal(f.stack.res, f.stack.prefix, 'e2e-reader').read(id);
-
-/** Polls the journal (bounded) until an event of `type` is there. */
-async function waitForEvent(id: string, type: EventType): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  for (let i = 0; i < 150 && Date.now() < deadline; i++) {
-    if ((await events(id)).some((e) => e.type === type)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${type} never reached the journal of ${id}`);
-}
-
 async function expectStopped(view: any, phase: Phase, code: Code, retry: Retry) {
   expect(view.status, JSON.stringify(view)).toBe('resolved');
   expect(view.outcome).toBe(Outcome.not_attempted);
   expect(view.error, JSON.stringify(view)).toMatchObject({ phase, outcome: Outcome.not_attempted, code, retry });
   expect(view.evidence.dispatch_started).toBe(false);
-  const types = (await events(view.invocation_id)).map((e) => e.type);
+  const types = (await f.stack.events(view.invocation_id)).map((e) => e.type);
   expect(types).not.toContain(EventType.LEASE_ACQUIRED);
   expect(types).not.toContain(EventType.DISPATCH_STARTED);
   const projected = await f.stack.projected(view.invocation_id, (v) => v.error?.code === code);
@@ -96,8 +83,8 @@ describe('a change between authorization and dispatch', () => {
     await f.putCredential('soon-revoked', 'http_bearer', ['http://127.0.0.1:*'], 'tok-soon-revoked');
     const revoked = await f.stack.request('actions.submit', get('/status/203', 'soon-revoked'));
     const edited = await f.stack.request('actions.submit', get('/status/204', 'local-api', f.redirecting.origin));
-    await waitForEvent(revoked.invocation_id, EventType.CREDENTIAL_AUTHORIZED);
-    await waitForEvent(edited.invocation_id, EventType.CREDENTIAL_AUTHORIZED);
+    await f.stack.waitForEvent(revoked.invocation_id, EventType.CREDENTIAL_AUTHORIZED);
+    await f.stack.waitForEvent(edited.invocation_id, EventType.CREDENTIAL_AUTHORIZED);
 
     const revoke = await f.stack.cli(['credential', 'revoke', 'soon-revoked']);
     expect(revoke.code, revoke.stderr).toBe(0);
@@ -142,6 +129,6 @@ describe('a secret that no longer decrypts', () => {
     expect(f.plain.effects('/status/205')).toBe(0);
     // Only that record is damaged: another credential is still authorized.
     const other = await f.stack.request('actions.submit', get('/status/206'));
-    await waitForEvent(other.invocation_id, EventType.CREDENTIAL_AUTHORIZED);
+    await f.stack.waitForEvent(other.invocation_id, EventType.CREDENTIAL_AUTHORIZED);
   }, 60_000);
 });

@@ -1,5 +1,4 @@
 import { EventType, Outcome } from '@postern/contract';
-import { Journal } from '@postern/journal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpFixture } from './support/http-fixture.js';
 
@@ -25,30 +24,6 @@ afterAll(async () => {
   await f?.stop();
 });
 
-async function untilEvent(journal: Journal, id: string, type: EventType): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  for (let i = 0; i < 300 && Date.now() < deadline; i++) {
-    if ((await journal.read(id)).some((e) => e.type === type)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${type} never reached the journal of ${id}`);
-}
-
-/** Asks until the services answer again after the nats-server came back (bounded). */
-async function requestAfterRestart(subject: string, body: unknown, timeoutMs: number): Promise<any> {
-  const deadline = Date.now() + 45_000;
-  let last: unknown = null;
-  for (let i = 0; i < 90 && Date.now() < deadline; i++) {
-    try {
-      return await f.stack.request(subject, body, timeoutMs);
-    } catch (err) {
-      last = err;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-  throw new Error(`${subject} never answered after the restart: ${String(last)}`);
-}
-
 describe('nats-server restarts while a request is in flight', () => {
   it('the body that arrived meanwhile is stored and journaled once NATS is back: committed, fetchable, one effect', async () => {
     const submitted = await f.stack.request('actions.submit', {
@@ -59,29 +34,27 @@ describe('nats-server restarts while a request is in flight', () => {
       http: { method: 'POST', url: `${f.plain.origin}${PATH}?delay-ms=1000`, body: { json: { charge: 7 } } },
     });
     const id: string = submitted.invocation_id;
-    const journal = new Journal(f.stack.res, f.stack.prefix, 'e2e-reader');
-    await untilEvent(journal, id, EventType.REMOTE_RESPONSE_STARTED);
+    await f.stack.waitForEvent(id, EventType.REMOTE_RESPONSE_STARTED);
 
     // The body comes 1 s after the headers: NATS is down then, and for longer than the 2 s lease.
     await f.stack.nats.restart({ downForMs: DOWN_MS });
 
-    // Requests sent while a client reconnects can go unanswered: ask briefly, and again.
-    let view = await requestAfterRestart('actions.get', { invocation_id: id }, 2_000);
+    let view = await f.stack.requestUntilAnswered('actions.get', { invocation_id: id });
     for (let i = 0; i < 100 && view.status !== 'resolved'; i++) {
       await new Promise((r) => setTimeout(r, 200));
-      view = await requestAfterRestart('actions.get', { invocation_id: id }, 2_000);
+      view = await f.stack.requestUntilAnswered('actions.get', { invocation_id: id });
     }
     expect(view, JSON.stringify(view)).toMatchObject({ status: 'resolved', outcome: Outcome.committed, error: null });
     expect(f.plain.effects(PATH)).toBe(1);
 
-    const history = await journal.read(id);
+    const history = await f.stack.events(id);
     const count = (type: EventType) => history.filter((e) => e.type === type).length;
     expect(count(EventType.DISPATCH_STARTED)).toBe(1);
     expect(count(EventType.REMOTE_RESPONSE_COMPLETE)).toBe(1);
     expect(count(EventType.RESULT_COMMITTED)).toBe(1);
     expect(history.map((e) => e.n)).toEqual(history.map((_, i) => i + 1));
 
-    const result = await requestAfterRestart('results.fetch', { invocation_id: id }, 2_000);
+    const result = await f.stack.requestUntilAnswered('results.fetch', { invocation_id: id });
     expect(Buffer.from(result.http.body.base64, 'base64').toString()).toBe('late');
     const projected = await f.stack.projected(id, (v) => v.outcome === Outcome.committed);
     expect(projected.journal.events).toBe(history.length);

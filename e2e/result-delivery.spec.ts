@@ -2,7 +2,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Code, EventType, Outcome, Phase, Retry } from '@postern/contract';
-import { Journal } from '@postern/journal';
 import { hostileBodyBytes } from '@postern/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpFixture } from './support/http-fixture.js';
@@ -34,23 +33,6 @@ afterAll(async () => {
   await f?.stop();
   await rm(confDir, { recursive: true, force: true });
 });
-
-const events = () => new Journal(f.stack.res, f.stack.prefix, 'e2e-reader').read(id);
-
-/** Asks until the services answer again after the nats-server came back (bounded). */
-async function requestAfterRestart(subject: string, body: unknown): Promise<any> {
-  const deadline = Date.now() + 20_000;
-  let last: unknown = null;
-  for (let i = 0; i < 100 && Date.now() < deadline; i++) {
-    try {
-      return await f.stack.request(subject, body, 2_000);
-    } catch (err) {
-      last = err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  throw new Error(`${subject} never answered after the restart: ${String(last)}`);
-}
 
 describe('a result that NATS cannot carry to the caller', () => {
   it('is RESULT_DELIVERY_FAILED with the outcome kept and retry fetch_result, journaled once, and nothing runs again', async () => {
@@ -87,7 +69,7 @@ describe('a result that NATS cannot carry to the caller', () => {
     expect(record.result).toEqual(view.result);
 
     // Three refused hand-overs of one result are one fact in the journal.
-    const history = await events();
+    const history = await f.stack.events(id);
     const failures = history.filter((e) => e.type === EventType.RESULT_DELIVERY_FAILED);
     expect(failures).toHaveLength(1);
     const committedAt = history.findIndex((e) => e.type === EventType.RESULT_COMMITTED);
@@ -109,7 +91,7 @@ describe('a result that NATS cannot carry to the caller', () => {
     await writeFile(conf, `max_payload: ${4 * SMALL_MAX_PAYLOAD}\n`);
     await f.stack.nats.restart();
 
-    const fetched = await requestAfterRestart('results.fetch', { invocation_id: id });
+    const fetched = await f.stack.requestUntilAnswered('results.fetch', { invocation_id: id });
     expect(fetched.error, JSON.stringify(fetched).slice(0, 500)).toBeUndefined();
     expect(fetched).toMatchObject({ outcome: Outcome.committed, complete: true });
     expect(fetched.http.body_bytes).toBe(BODY_BYTES);
@@ -117,7 +99,7 @@ describe('a result that NATS cannot carry to the caller', () => {
 
     const acked = await f.stack.request('results.ack', { invocation_id: id, result_digest: fetched.result_digest });
     expect(acked).toMatchObject({ outcome: Outcome.committed, delivered: true, error: null });
-    expect((await events()).filter((e) => e.type === EventType.RESULT_DELIVERY_FAILED)).toHaveLength(1);
+    expect((await f.stack.events(id)).filter((e) => e.type === EventType.RESULT_DELIVERY_FAILED)).toHaveLength(1);
     expect(f.plain.effects(path)).toBe(1);
   });
 });

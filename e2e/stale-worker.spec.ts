@@ -1,5 +1,4 @@
 import { EventType, Outcome } from '@postern/contract';
-import { Journal } from '@postern/journal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpFixture } from './support/http-fixture.js';
 
@@ -68,9 +67,8 @@ describe('a dispatcher that wakes up after its lease passed to another', () => {
     const id: string = submitted.invocation_id;
     const stopping = await until('the first dispatcher freezing', () => logEvent('fault.stopping'), 15_000);
     frozenPid = stopping['pid'] as number;
-    const journal = new Journal(f.stack.res, f.stack.prefix, 'e2e-reader');
-    const firstLease = (await journal.read(id)).find((e) => e.type === EventType.LEASE_ACQUIRED);
-    expect(firstLease?.generation).toBe(1);
+    const firstLease = await f.stack.waitForEvent(id, EventType.LEASE_ACQUIRED);
+    expect(firstLease.generation).toBe(1);
 
     // The second dispatcher: it gets the invocation when the frozen one's delivery times out.
     await f.stack.startService('dispatcher');
@@ -91,7 +89,7 @@ describe('a dispatcher that wakes up after its lease passed to another', () => {
     frozenPid = null;
     expect(stopped['reason']).toBe('lease_lost');
 
-    const history = await journal.read(id);
+    const history = await f.stack.events(id);
     expect(history.filter((e) => e.type === EventType.DISPATCH_STARTED)).toHaveLength(1);
     const lastOfFirst = Math.max(...history.filter((e) => e.generation === 1).map((e) => e.seq));
     const secondLease = history.find((e) => e.type === EventType.LEASE_ACQUIRED && e.generation > 1)!;

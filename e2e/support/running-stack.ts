@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { connectNats, ensureJournal, type JournalResources } from '@postern/journal';
+import type { EventType, StoredEvent } from '@postern/contract';
+import { connectNats, ensureJournal, Journal, type JournalResources } from '@postern/journal';
 import { freePort, startNatsServer, type NatsServerHandle } from '@postern/testkit';
 // The launcher that `npm start` uses: the e2e suite runs exactly what users run.
 import { startStack } from '../../infra/scripts/stack.mjs';
@@ -118,6 +119,41 @@ export class RunningStack {
     const payload = typeof body === 'string' ? body : JSON.stringify(body);
     const msg = await this.nc.request(`${this.prefix}.v1.${subject}`, payload, { timeout: timeoutMs });
     return JSON.parse(new TextDecoder().decode(msg.data));
+  }
+
+  /**
+   * Asks until a service answers (bounded), each try with a short timeout:
+   * a request sent while a client reconnects after a NATS restart can go
+   * unanswered.
+   */
+  async requestUntilAnswered(subject: string, body: unknown, timeoutMs = 2_000, withinMs = 45_000): Promise<any> {
+    const deadline = Date.now() + withinMs;
+    let last: unknown = null;
+    for (let i = 0; i < 200 && Date.now() < deadline; i++) {
+      try {
+        return await this.request(subject, body, timeoutMs);
+      } catch (err) {
+        last = err;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    throw new Error(`${subject} never answered within ${withinMs} ms: ${String(last)}`);
+  }
+
+  /** The invocation's events, as any reader of the journal sees them. */
+  events(invocationId: string): Promise<StoredEvent[]> {
+    return new Journal(this.res, this.prefix, 'e2e-reader').read(invocationId);
+  }
+
+  /** Polls the journal (bounded) until an event of `type` is there, and returns it. */
+  async waitForEvent(invocationId: string, type: EventType, timeoutMs = 15_000): Promise<StoredEvent> {
+    const deadline = Date.now() + timeoutMs;
+    for (let i = 0; i < 500 && Date.now() < deadline; i++) {
+      const found = (await this.events(invocationId)).find((e) => e.type === type);
+      if (found !== undefined) return found;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`${type} never reached the journal of ${invocationId}:\n${this.lines.slice(-15).join('\n')}`);
   }
 
   async api(path: string): Promise<{ status: number; body: any }> {
