@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { connectNats, ensureJournal, type JournalResources } from '@postern/journal';
 import { ensurePolicyFile, PolicyStore } from '@postern/policy';
+import { policyProvider } from '@postern/service';
 import type { DispatcherConfig } from './dispatcher-config.js';
 import { stdoutLog } from './dispatcher-log.js';
 import {
@@ -35,17 +36,10 @@ export class DispatcherModule {
             }
           },
         },
-        {
-          provide: DISPATCHER_POLICY,
-          useFactory: async (): Promise<PolicyStore> => {
-            const { created } = await ensurePolicyFile(config.configPath);
-            if (created) log.info('policy.created', { path: config.configPath });
-            return PolicyStore.open(config.configPath, {
-              onReload: (_policy, generation) => log.info('policy.reloaded', { generation }),
-              onError: (err) => log.error('policy.refused', { error: err.name }),
-            });
-          },
-        },
+        policyProvider(DISPATCHER_POLICY, config.configPath, log, {
+          ensureFile: ensurePolicyFile,
+          open: (path, hooks) => PolicyStore.open(path, hooks),
+        }),
         DispatcherService,
       ],
       exports: [DispatcherService],

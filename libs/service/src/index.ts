@@ -15,8 +15,8 @@ export type { CreateNatsMicroserviceOptions, StartNatsMicroserviceOptions } from
 export { journalProviders } from './journal-providers.js';
 export type { JournalProviderOptions } from './journal-providers.js';
 export { journalShutdown } from './journal-shutdown.js';
-export { policyProvider } from './policy-provider.js';
-export type { PolicyFileAccess, PolicyWatchHooks } from './policy-provider.js';
+export { policyProvider, policyRefusalFields } from './policy-provider.js';
+export type { PolicyFileAccess, PolicyRefusal, PolicyWatchHooks } from './policy-provider.js';
 export { startInProcessService } from './in-process-service.js';
 export type { InProcessService, InProcessServiceOptions } from './in-process-service.js';
 export { makeTempHome } from './temp-home.js';

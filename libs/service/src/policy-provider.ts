@@ -1,10 +1,25 @@
 import type { FactoryProvider, InjectionToken } from '@nestjs/common';
-import type { ServiceLog } from './json-log.js';
+import type { LogFields, ServiceLog } from './json-log.js';
+
+/** A refused policy edit, with the problems the policy library names (path and reason each). */
+export interface PolicyRefusal {
+  name: string;
+  errors?: readonly { path: string; reason: string }[];
+}
 
 /** What a service hears from a watched policy file. */
 export interface PolicyWatchHooks<Policy> {
   onReload(policy: Policy, generation: number): void;
-  onError(err: { name: string }): void;
+  onError(err: PolicyRefusal): void;
+}
+
+/**
+ * The log fields of a refused edit: what to fix, where. A policy file holds
+ * no secrets (those live in the vault), so its paths and reasons may be shown.
+ */
+export function policyRefusalFields(err: PolicyRefusal): LogFields {
+  if (err.errors === undefined || err.errors.length === 0) return { error: err.name };
+  return { error: err.name, problems: err.errors.map((e) => `${e.path}: ${e.reason}`).join('; '), kept: 'the last good policy' };
 }
 
 /**
@@ -31,7 +46,7 @@ export function policyProvider<Store, Policy>(
       if (created) log.info('policy.created', { path: configPath });
       return access.open(configPath, {
         onReload: (_policy, generation) => log.info('policy.reloaded', { generation }),
-        onError: (err) => log.error('policy.refused', { error: err.name }),
+        onError: (err) => log.error('policy.refused', policyRefusalFields(err)),
       });
     },
   };
