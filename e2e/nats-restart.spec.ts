@@ -59,4 +59,17 @@ describe('nats-server restarts while a request is in flight', () => {
     const projected = await f.stack.projected(id, (v) => v.outcome === Outcome.committed);
     expect(projected.journal.events).toBe(history.length);
   }, 90_000);
+
+  it('every service takes new work after the restart: a new action runs through to committed', async () => {
+    const submitted = await f.stack.requestUntilAnswered('actions.submit', {
+      client_request_id: `natsrestart-after-${process.pid}`,
+      caller: 'e2e',
+      action: 'http.request',
+      credential: 'local-api',
+      http: { method: 'GET', url: `${f.plain.origin}/status/201` },
+    });
+    const view = await f.awaitResolved(submitted.invocation_id);
+    expect(view, JSON.stringify(view)).toMatchObject({ status: 'resolved', outcome: Outcome.committed, error: null });
+    await f.stack.projected(submitted.invocation_id, (v) => v.outcome === Outcome.committed);
+  }, 60_000);
 });
