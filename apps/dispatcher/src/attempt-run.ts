@@ -32,7 +32,7 @@ import { FaultPoint } from './fault-point.js';
 import { hasCancel, type InvocationPlan } from './invocation-plan.js';
 import { followUpMethod, proxyAddress } from './redirect-follow.js';
 import { targetOf, type BoundTarget } from './request-plan.js';
-import { sshSecretForms } from './output-redaction.js';
+import { sshSecretForms } from './ssh-secret-forms.js';
 import { requestSecret, type ReleasedCredential } from './secret-release.js';
 import { SshExchange } from './ssh-exchange.js';
 import { sshTargetOf, type SshBoundTarget } from './ssh-target.js';

@@ -1,11 +1,11 @@
 import { classify, EventType, EvidenceSource, Outcome, type Classification, type TargetPolicy } from '@postern/contract';
 import { putSshResult, type HandleVerdict } from '@postern/journal';
 import { execCommand, type SshConnection, type SshExecReport } from '@postern/transport-ssh';
+import { redact } from '@postern/transport-http';
 import { classificationData } from './attempt-evidence.js';
 import type { ExchangeContext } from './attempt-exchange.js';
 import { errorName } from './dispatcher-log.js';
 import { FaultPoint } from './fault-point.js';
-import { redactOutput } from './output-redaction.js';
 import { sshCompleteData, sshDiagnostic, sshFlags, sshRefusedData, sshUnknownData } from './ssh-evidence.js';
 import { PostDispatchWriter } from './post-dispatch-writer.js';
 
@@ -105,8 +105,8 @@ export class SshExchange {
       exit_status: report.exit_status,
       exit_signal: report.exit_signal,
       complete: stdoutComplete && stderrComplete,
-      stdout: { bytes: redactOutput(concat(stdout), this.ctx.forms), complete: stdoutComplete },
-      stderr: { bytes: redactOutput(concat(stderr), this.ctx.forms), complete: stderrComplete },
+      stdout: { bytes: redact(concat(stdout), this.ctx.forms), complete: stdoutComplete },
+      stderr: { bytes: redact(concat(stderr), this.ctx.forms), complete: stderrComplete },
     };
     let stored;
     try {
