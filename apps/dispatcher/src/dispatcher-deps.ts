@@ -1,6 +1,7 @@
 import type { Policy } from '@postern/contract';
 import type { JournalResources } from '@postern/journal';
-import type { ConnectionPool, Lookup } from '@postern/transport-http';
+import type { ConnectionPool } from '@postern/transport-http';
+import type { Lookup } from '@postern/transport-net';
 import type { DispatcherLog } from './dispatcher-log.js';
 import type { FaultSwitch } from './fault-point.js';
 import type { LeaseStore } from './lease-store.js';

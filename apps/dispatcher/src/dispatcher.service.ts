@@ -3,7 +3,8 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { EventType } from '@postern/contract';
 import { durableConsumer, type DurableConsumer, type JournalResources } from '@postern/journal';
 import type { PolicyStore } from '@postern/policy';
-import { ConnectionPool, type Lookup } from '@postern/transport-http';
+import { ConnectionPool } from '@postern/transport-http';
+import type { Lookup } from '@postern/transport-net';
 import { DispatchHandler } from './dispatch.handler.js';
 import type { DispatcherConfig } from './dispatcher-config.js';
 import type { DispatcherDeps } from './dispatcher-deps.js';

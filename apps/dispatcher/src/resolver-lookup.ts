@@ -1,5 +1,5 @@
 import { promises as dns } from 'node:dns';
-import type { Lookup, ResolvedAddress } from '@postern/transport-http';
+import type { Lookup, ResolvedAddress } from '@postern/transport-net';
 
 /**
  * A lookup that asks the given DNS servers (`POSTERN_DNS_SERVERS`) instead of

@@ -3,9 +3,8 @@ import { connect as tlsConnect, rootCertificates, type TLSSocket } from 'node:tl
 import { SetupFailure, Stage } from '@postern/contract';
 import { ConnectAbortedError } from './errors.js';
 import { HttpConnection } from './http-connection.js';
-import { type AbortErrorFactory, errorCode, resolveAndConnect, SetupStageError, withDeadline } from './net-connect.js';
-import { timedStage } from './stage-timing.js';
-import type { ConnectOptions, ConnectResult, HttpTarget, StageTiming } from './types.js';
+import { type AbortErrorFactory, errorCode, resolveAndConnect, SetupStageError, type StageTiming, timedStage, withDeadline } from '@postern/transport-net';
+import type { ConnectOptions, ConnectResult, HttpTarget } from './types.js';
 
 /** `scheme://host:port`, the key connections are pooled under. */
 export function originOf(target: HttpTarget): string {

@@ -1,8 +1,5 @@
 export { openConnection, originOf } from './connect.js';
 export { HttpConnection } from './http-connection.js';
-export { resolveAndConnect, withDeadline, errorCode, SetupStageError } from './net-connect.js';
-export type { AbortErrorFactory, NetSetupFailure, ResolveAndConnectOptions } from './net-connect.js';
-export { timedStage, stageTiming } from './stage-timing.js';
 export { ConnectionPool } from './connection-pool.js';
 export { sendRequest } from './exchange.js';
 export { ResponseFramingParser } from './response-framing.js';
@@ -21,10 +18,7 @@ export type { ProxyStatusEntry } from './response-headers.js';
 export { ConnectAbortedError, ConnectionSpentError } from './errors.js';
 export type {
   HttpTarget,
-  ResolvedAddress,
-  Lookup,
   ConnectOptions,
-  StageTiming,
   ConnectResult,
   HttpRequest,
   RequestSentFlags,

@@ -1,4 +1,5 @@
 import type { SetupFailure, Stage } from '@postern/contract';
+import type { Lookup, StageTiming } from '@postern/transport-net';
 import type { HttpConnection } from './http-connection.js';
 
 /** Where a connection goes. `host` is a DNS name or an IP literal. */
@@ -8,14 +9,6 @@ export interface HttpTarget {
   port: number;
 }
 
-export interface ResolvedAddress {
-  address: string;
-  family: number;
-}
-
-/** A resolver returning every address for a name (tests inject one). */
-export type Lookup = (host: string) => Promise<ResolvedAddress[]>;
-
 export interface ConnectOptions {
   connectTimeoutMs: number;
   /** PEM contents added to the default roots (the policy's `ca_file`). */
@@ -24,15 +17,6 @@ export interface ConnectOptions {
   signal?: AbortSignal;
   /** An HTTP proxy to tunnel through with CONNECT (the policy's `proxy`). */
   proxy?: { host: string; port: number };
-}
-
-/** One connection set-up stage as it happened. */
-export interface StageTiming {
-  stage: Stage;
-  /** Wall-clock start (ms since epoch). */
-  started_at_ms: number;
-  duration_ms: number;
-  ok: boolean;
 }
 
 export type ConnectResult =

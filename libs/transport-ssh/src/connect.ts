@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { CredentialType, SetupFailure, Stage } from '@postern/contract';
-import { type AbortErrorFactory, resolveAndConnect, SetupStageError, stageTiming } from '@postern/transport-http';
+import { type AbortErrorFactory, resolveAndConnect, SetupStageError, stageTiming } from '@postern/transport-net';
 import ssh2 from 'ssh2';
 import { SshConnectAbortedError } from './errors.js';
 import { normalizeHostKeyPin, parsePrivateKey, sshHostKeyFingerprint } from './host-key-fingerprint.js';

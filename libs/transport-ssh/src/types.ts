@@ -1,5 +1,5 @@
 import type { CredentialType, SetupFailure, Stage } from '@postern/contract';
-import type { Lookup, ResolvedAddress, StageTiming } from '@postern/transport-http';
+import type { Lookup, ResolvedAddress, StageTiming } from '@postern/transport-net';
 import type { SshConnection } from './ssh-connection.js';
 
 /** Where an SSH connection goes. `host` is a DNS name or an IP literal. */

@@ -2,7 +2,7 @@ import { promises as dns } from 'node:dns';
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { SetupFailure, Stage } from '@postern/contract';
 import { timedStage } from './stage-timing.js';
-import type { Lookup, ResolvedAddress, StageTiming } from './types.js';
+import type { Lookup, ResolvedAddress, StageTiming } from './net-types.js';
 
 /** Builds the caller's own aborted error, so each transport keeps its error type. */
 export type AbortErrorFactory = (cause: unknown) => Error;

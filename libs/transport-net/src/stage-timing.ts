@@ -1,5 +1,5 @@
 import type { Stage } from '@postern/contract';
-import type { StageTiming } from './types.js';
+import type { StageTiming } from './net-types.js';
 
 /** One finished stage: wall-clock start, monotonic duration. */
 export function stageTiming(stage: Stage, started: number, t0: number, ok: boolean): StageTiming {
