@@ -32,6 +32,13 @@ function importsOf(file) {
 
 const all = packages();
 const appNames = new Set(all.filter((p) => p.group === 'apps').map((p) => p.manifest.name));
+const manifests = new Map(all.map((p) => [p.manifest.name, p.manifest]));
+
+/** `@postern/x/sub` is a door only if package x declares `./sub` in its exports. */
+function declaredSubpath(ownName, spec) {
+  const exports = manifests.get(ownName)?.exports ?? {};
+  return Object.hasOwn(exports, `.${spec.slice(ownName.length)}`);
+}
 
 describe('workspace boundaries', () => {
   it('finds the packages', () => {
@@ -63,7 +70,9 @@ describe('workspace boundaries', () => {
           }
           if (spec.startsWith('node:')) continue;
           const ownName = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
-          if (ownName.startsWith('@postern/') && spec !== ownName) defects.push(`${where}: deep import ${spec}`);
+          if (ownName.startsWith('@postern/') && spec !== ownName && !declaredSubpath(ownName, spec)) defects.push(`${where}: deep import ${spec}`);
+          // Test helpers are not built: only tests may use them.
+          if (spec.endsWith('/testing') && !isSpec(file)) defects.push(`${where}: ${spec} outside a test`);
           if (ownName.startsWith('@postern/') && pkg.group === 'libs' && appNames.has(ownName)) {
             defects.push(`${where}: a library imports the app ${ownName}`);
           }

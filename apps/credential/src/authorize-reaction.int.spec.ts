@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startNatsServer, type NatsServerHandle } from '@postern/testkit';
 import { Code, CredentialType, EventType, Outcome, Phase, Retry, Status, toRecordView, type RecordView, type StoredEvent } from '@postern/contract';
-import { captureLog } from '@postern/service';
+import { captureLog } from '@postern/service/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthorizeHandler } from './authorize.handler.js';
 import { bindingFor } from './credential-test-fixtures.js';

@@ -15,7 +15,8 @@ import {
   type StoredEvent,
 } from '@postern/contract';
 import type { Journal, JournalResources } from '@postern/journal';
-import { makeTempHome, silentLog, startInProcessService, type WarningLog } from '@postern/service';
+import { silentLog, type WarningLog } from '@postern/service';
+import { makeTempHome, startInProcessService } from '@postern/service/testing';
 import { parsePublicKey, sealTo } from '@postern/vault';
 import type { CredentialConfig } from './credential-config.js';
 import { CREDENTIAL_PREFIX, CREDENTIAL_SUBJECTS, credentialQueue } from './credential.constants.js';

@@ -4,7 +4,7 @@ import { startNatsServer, type NatsServerHandle } from '@postern/testkit';
 import { Code, EventType, EvidenceSource, Retry, ServiceName, toRecordView, type Lease, type StoredEvent } from '@postern/contract';
 import { encodeKvKey } from '@postern/journal';
 import { generateSealKeyPair, openSealed, publicKeyBase64, type SealKeyPair } from '@postern/vault';
-import { allStreamBytes, captureLog } from '@postern/service';
+import { allStreamBytes, captureLog } from '@postern/service/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindingFor } from './credential-test-fixtures.js';
 import { leakForms, startCredential, type CredentialHarness } from './credential-test-harness.js';

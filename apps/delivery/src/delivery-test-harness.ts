@@ -4,7 +4,8 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { EventType, StoredEvent } from '@postern/contract';
 import type { Journal, JournalResources } from '@postern/journal';
-import { makeTempHome, silentLog, startInProcessService, type ServiceConfig, type ServiceLog } from '@postern/service';
+import { silentLog, type ServiceConfig, type ServiceLog } from '@postern/service';
+import { makeTempHome, startInProcessService } from '@postern/service/testing';
 import { DELIVERY_PREFIX, DELIVERY_SUBJECTS, deliveryQueue, type DeliveryTuning } from './delivery.constants.js';
 import { DeliveryModule } from './delivery.module.js';
 

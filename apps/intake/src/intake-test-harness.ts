@@ -4,7 +4,8 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { CredentialMeta, StoredEvent } from '@postern/contract';
 import { encodeKvKey, type Journal, type JournalResources } from '@postern/journal';
-import { makeTempHome, silentLog, startInProcessService, type ServiceConfig, type ServiceLog } from '@postern/service';
+import { silentLog, type ServiceConfig, type ServiceLog } from '@postern/service';
+import { makeTempHome, startInProcessService } from '@postern/service/testing';
 import { INTAKE_PREFIX, INTAKE_SUBJECTS, intakeQueue } from './intake.constants.js';
 import { IntakeModule } from './intake.module.js';
 

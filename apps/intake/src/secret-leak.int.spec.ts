@@ -1,7 +1,8 @@
 import { startNatsServer, type NatsServerHandle } from '@postern/testkit';
 import { Code } from '@postern/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allStreamBytes, type LogFields, type ServiceLog } from '@postern/service';
+import type { LogFields, ServiceLog } from '@postern/service';
+import { allStreamBytes } from '@postern/service/testing';
 import { startIntake, type IntakeHarness } from './intake-test-harness.js';
 import { BEARER, HEADER_KEY, httpCommand, TEST_POLICY_YAML } from './intake-test-fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { captureLog } from './capture-log.js';
+import { captureLog } from './testing/capture-log.js';
 import { errorName, silentLog } from './json-log.js';
 
 describe('log helpers', () => {

@@ -1,7 +1,7 @@
 import type { DynamicModule, INestMicroservice } from '@nestjs/common';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ensureJournal, Journal, type JournalResources } from '@postern/journal';
-import { createNatsMicroservice } from './nats-microservice.js';
+import { createNatsMicroservice } from '../nats-microservice.js';
 
 export interface InProcessServiceOptions {
   /** Names the service in the serializer's error header. */

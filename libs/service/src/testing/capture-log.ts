@@ -1,4 +1,4 @@
-import type { LogFields, WarningLog } from './json-log.js';
+import type { LogFields, WarningLog } from '../json-log.js';
 
 /** For leak tests: a log that keeps every line as `{level, event, ...fields}` JSON. */
 export function captureLog(lines: string[]): WarningLog {
