@@ -7,21 +7,19 @@ import {
   type Classification,
   type TargetPolicy,
 } from '@postern/contract';
-import { putHttpResult, type EventDraft, type HandleVerdict } from '@postern/journal';
+import { putHttpResult, type HandleVerdict } from '@postern/journal';
 import { sendRequest, type HttpConnection, type HttpExchangeReport } from '@postern/transport-http';
-import type { AttemptJournal } from './attempt-journal.js';
-import type { AttemptLease } from './attempt-lease.js';
 import { classificationData, completeData, exchangeFlags, requestSentData, responseStartedData, unknownData } from './attempt-evidence.js';
-import type { DispatcherDeps } from './dispatcher-deps.js';
 import { errorName } from './dispatcher-log.js';
 import { FaultPoint } from './fault-point.js';
-import { hasCancel, type InvocationPlan } from './invocation-plan.js';
+import { hasCancel } from './invocation-plan.js';
 import { observationFromReport, type ResponseFacts } from './observation-from-report.js';
 import { sameOriginLocation, withoutBodyHeaders } from './redirect-follow.js';
 import { callerHeadersOf, planRequest, type BoundTarget } from './request-plan.js';
 import { responseFacts } from './response-facts.js';
 import type { ReleasedCredential } from './secret-release.js';
 import { resultToStore } from './stored-result.js';
+import type { ExchangeContext } from './exchange-context.js';
 import { PostDispatchWriter } from './post-dispatch-writer.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
@@ -39,25 +37,12 @@ interface RedirectToFollow {
   location: string;
 }
 
-/** What the dispatch side of an attempt hands over once DISPATCH_STARTED is durable. */
-export interface ExchangeContext {
-  deps: DispatcherDeps;
-  plan: Extract<InvocationPlan, { kind: 'dispatch' }>;
-  invocationId: string;
-  lease: AttemptLease;
-  journal: AttemptJournal;
-  /** The plaintext, owned (and zeroed) by the attempt. */
-  secret: Uint8Array;
-  forms: readonly string[];
-  draft(type: EventType, data: Record<string, unknown>, source?: EvidenceSource): EventDraft;
-  fault(point: FaultPoint): Promise<void>;
-}
-
 /**
  * The part of an attempt after DISPATCH_STARTED: build the request, hand it
  * to the transport, record what the wire showed, as it happens and in
- * order, and close the attempt with one verdict. If the lease is lost or an
- * append cannot land, it stops writing: recovery owns the attempt then.
+ * order, and close the attempt with one verdict. If an append loses its
+ * place (the journal moved on without this attempt), it stops writing:
+ * recovery owns the attempt then.
  */
 export class AttemptExchange {
   private readonly writer: PostDispatchWriter;

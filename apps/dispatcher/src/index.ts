@@ -15,7 +15,7 @@ export { DispatchHandler } from './dispatch.handler.js';
 export { Recovery } from './recovery.js';
 export { AttemptRun } from './attempt-run.js';
 export { AttemptExchange } from './attempt-exchange.js';
-export type { ExchangeContext } from './attempt-exchange.js';
+export type { ExchangeContext } from './exchange-context.js';
 export { AttemptJournal } from './attempt-journal.js';
 export type { DraftBuilder } from './attempt-journal.js';
 export { resultToStore } from './stored-result.js';

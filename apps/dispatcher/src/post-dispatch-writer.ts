@@ -1,6 +1,6 @@
 import { EventType, Phase, type EvidenceSource } from '@postern/contract';
 import { retryWhileUnavailable } from '@postern/journal';
-import type { ExchangeContext } from './attempt-exchange.js';
+import type { ExchangeContext } from './exchange-context.js';
 import { errorName } from './dispatcher-log.js';
 import { hasCancel } from './invocation-plan.js';
 

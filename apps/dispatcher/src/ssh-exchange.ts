@@ -3,7 +3,7 @@ import { putSshResult, type HandleVerdict } from '@postern/journal';
 import { execCommand, type SshConnection, type SshExecReport } from '@postern/transport-ssh';
 import { redact } from '@postern/transport-http';
 import { classificationData } from './attempt-evidence.js';
-import type { ExchangeContext } from './attempt-exchange.js';
+import type { ExchangeContext } from './exchange-context.js';
 import { errorName } from './dispatcher-log.js';
 import { FaultPoint } from './fault-point.js';
 import { sshCompleteData, sshDiagnostic, sshFlags, sshRefusedData, sshUnknownData } from './ssh-evidence.js';
