@@ -2,7 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Code, EventType, Outcome, Phase, Retry } from '@postern/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpFixture } from './support/http-fixture.js';
+import { CANARY, HttpFixture } from './support/http-fixture.js';
+import { everythingStored, leaks } from './support/leak-scan.js';
 
 // The rows of CONTRACT.md section 6 where an action stops after validation
 // and before dispatch (credential_injection, and BINDING_CHANGED), through the
@@ -131,4 +132,13 @@ describe('a secret that no longer decrypts', () => {
     const other = await f.stack.request('actions.submit', get('/status/206'));
     await f.stack.waitForEvent(other.invocation_id, EventType.CREDENTIAL_AUTHORIZED);
   }, 60_000);
+});
+
+describe('the secrets', () => {
+  it('of every refused, revoked and damaged credential appear nowhere', async () => {
+    const places = await everythingStored(f.stack);
+    expect(places.length).toBeGreaterThan(20);
+    const secrets = [CANARY, PASSPHRASE, 'tok-elsewhere', 'pw-deploy', 'tok-soon-revoked', 'tok-damaged'];
+    expect(leaks(places, secrets)).toEqual([]);
+  });
 });

@@ -1,6 +1,7 @@
 import { EventType, Outcome } from '@postern/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpFixture } from './support/http-fixture.js';
+import { CANARY, HttpFixture } from './support/http-fixture.js';
+import { everythingStored, leaks } from './support/leak-scan.js';
 
 // nats-server goes away while an attempt is in flight: the request has left
 // and the response headers are journaled; the body arrives while there is no
@@ -72,4 +73,12 @@ describe('nats-server restarts while a request is in flight', () => {
     expect(view, JSON.stringify(view)).toMatchObject({ status: 'resolved', outcome: Outcome.committed, error: null });
     await f.stack.projected(submitted.invocation_id, (v) => v.outcome === Outcome.committed);
   }, 60_000);
+});
+
+describe('the secret', () => {
+  it('appears nowhere after an attempt waited out an outage', async () => {
+    const places = await everythingStored(f.stack);
+    expect(places.length).toBeGreaterThan(20);
+    expect(leaks(places, [CANARY, 'e2e passphrase, test only'])).toEqual([]);
+  });
 });

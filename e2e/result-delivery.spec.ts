@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Code, EventType, Outcome, Phase, Retry } from '@postern/contract';
 import { hostileBodyBytes } from '@postern/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpFixture } from './support/http-fixture.js';
+import { CANARY, HttpFixture } from './support/http-fixture.js';
+import { everythingStored, leaks } from './support/leak-scan.js';
 
 // The row "result stored, caller could not be handed it" (CONTRACT.md section
 // 6) through the whole stack. The nats-server runs with a max_payload of
@@ -101,5 +102,13 @@ describe('a result that NATS cannot carry to the caller', () => {
     expect(acked).toMatchObject({ outcome: Outcome.committed, delivered: true, error: null });
     expect((await f.stack.events(id)).filter((e) => e.type === EventType.RESULT_DELIVERY_FAILED)).toHaveLength(1);
     expect(f.plain.effects(path)).toBe(1);
+  });
+});
+
+describe('the secrets', () => {
+  it('appear in no event, KV value, object, log, read-model row, RecordView or result of a failed hand-over', async () => {
+    const places = await everythingStored(f.stack);
+    expect(places.length).toBeGreaterThan(20);
+    expect(leaks(places, [CANARY, 'e2e passphrase, test only'])).toEqual([]);
   });
 });
