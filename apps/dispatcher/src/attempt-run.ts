@@ -48,6 +48,9 @@ const HTTP_INJECTIONS: ReadonlySet<string> = new Set([
 
 const SSH_INJECTIONS: ReadonlySet<string> = new Set([CredentialType.ssh_key, CredentialType.ssh_password]);
 
+/** How a connection set-up failed, as either transport reports it. */
+type SetupFailed = { failure: SetupFailure; stage: Stage; diagnostic: string };
+
 /** How soon a message comes back when the attempt stopped before doing anything. */
 const REDECIDE_MS = 200;
 const RELEASE_UNAVAILABLE_MS = 2_000;
@@ -336,29 +339,21 @@ export class AttemptRun {
     username: string,
     mode: CredentialType,
   ): Promise<{ kind: 'ok'; conn: SshConnection; connectTry: number } | { kind: 'stop'; verdict: HandleVerdict }> {
-    const tries = Math.max(1, this.plan.binding.connect_attempts);
     const secret = this.secret as Uint8Array;
     const auth: SshAuth =
       mode === CredentialType.ssh_key
         ? { kind: CredentialType.ssh_key, privateKey: secret }
         : { kind: CredentialType.ssh_password, password: Buffer.from(secret).toString('utf8') };
-    for (let connectTry = 1; connectTry <= tries; connectTry++) {
-      if (this.lease.lost) return { kind: 'stop', verdict: this.stopBefore('lease_lost') };
-      // The pins are passed as they are: an empty list refuses every host key.
-      const opened = await openSshConnection(target, {
+    // The pins are passed as they are: an empty list refuses every host key.
+    return this.connectTries(() =>
+      openSshConnection(target, {
         connectTimeoutMs: entry.timeouts_ms.connect,
         hostKeys: entry.host_keys,
         username,
         auth,
         ...(this.deps.lookup !== undefined ? { lookup: this.deps.lookup } : {}),
-      });
-      if (opened.ok) return { kind: 'ok', conn: opened.connection, connectTry };
-      const final = connectTry === tries;
-      const verdict = await this.connectionFailed(connectTry, final, opened);
-      if (verdict !== null) return { kind: 'stop', verdict };
-      await sleep(Math.min(100 * 2 ** (connectTry - 1), 1_000));
-    }
-    return { kind: 'stop', verdict: this.stopBefore('connect_tries_spent') };
+      }),
+    );
   }
 
   /** Connection set-up, up to the bound number of tries; each failure is its own row. */
@@ -366,7 +361,6 @@ export class AttemptRun {
     bound: BoundTarget,
     entry: TargetPolicy,
   ): Promise<{ kind: 'ok'; conn: HttpConnection; connectTry: number } | { kind: 'stop'; verdict: HandleVerdict }> {
-    const tries = Math.max(1, this.plan.binding.connect_attempts);
     let ca: string[] | undefined;
     if (entry.ca_file !== undefined) {
       const path = isAbsolute(entry.ca_file) ? entry.ca_file : join(this.deps.configDir, entry.ca_file);
@@ -394,19 +388,34 @@ export class AttemptRun {
       }
       proxy = address;
     }
+    return this.connectTries(
+      () =>
+        openConnection(bound.target, {
+          connectTimeoutMs: entry.timeouts_ms.connect,
+          ...(ca !== undefined ? { ca } : {}),
+          ...(proxy !== undefined ? { proxy } : {}),
+          ...(this.deps.lookup !== undefined ? { lookup: this.deps.lookup } : {}),
+        }),
+      () => this.deps.pool.acquire(bound.origin),
+    );
+  }
+
+  /**
+   * Up to the bound number of connection tries (HTTP or SSH), each failure a
+   * row of its own; a kept-alive connection from `reuse` is taken first.
+   */
+  private async connectTries<C>(
+    open: () => Promise<{ ok: true; connection: C } | ({ ok: false } & SetupFailed)>,
+    reuse: () => C | null = () => null,
+  ): Promise<{ kind: 'ok'; conn: C; connectTry: number } | { kind: 'stop'; verdict: HandleVerdict }> {
+    const tries = Math.max(1, this.plan.binding.connect_attempts);
     for (let connectTry = 1; connectTry <= tries; connectTry++) {
       if (this.lease.lost) return { kind: 'stop', verdict: this.stopBefore('lease_lost') };
-      const pooled = this.deps.pool.acquire(bound.origin);
+      const pooled = reuse();
       if (pooled !== null) return { kind: 'ok', conn: pooled, connectTry };
-      const opened = await openConnection(bound.target, {
-        connectTimeoutMs: entry.timeouts_ms.connect,
-        ...(ca !== undefined ? { ca } : {}),
-        ...(proxy !== undefined ? { proxy } : {}),
-        ...(this.deps.lookup !== undefined ? { lookup: this.deps.lookup } : {}),
-      });
+      const opened = await open();
       if (opened.ok) return { kind: 'ok', conn: opened.connection, connectTry };
-      const final = connectTry === tries;
-      const verdict = await this.connectionFailed(connectTry, final, opened);
+      const verdict = await this.connectionFailed(connectTry, connectTry === tries, opened);
       if (verdict !== null) return { kind: 'stop', verdict };
       await sleep(Math.min(100 * 2 ** (connectTry - 1), 1_000));
     }
@@ -414,11 +423,7 @@ export class AttemptRun {
   }
 
   /** Appends CONNECTION_FAILED; returns the verdict when the attempt ends here, null to try again. */
-  private async connectionFailed(
-    connectTry: number,
-    lastTry: boolean,
-    failed: { failure: SetupFailure; stage: Stage; diagnostic: string },
-  ): Promise<HandleVerdict | null> {
+  private async connectionFailed(connectTry: number, lastTry: boolean, failed: SetupFailed): Promise<HandleVerdict | null> {
     const c = classify({ kind: 'setup', failure: failed.failure });
     // A failure that needs a correction will fail the same way on the next try.
     const final = lastTry || c.retry_rule === Retry.after_correction;
