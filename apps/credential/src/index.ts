@@ -7,4 +7,4 @@ export { CredentialModule } from './credential.module.js';
 export type { CredentialModuleOptions } from './credential.module.js';
 export { parseScope, scopeCovers, targetAddress } from './scope.js';
 export type { CredentialScope, TargetAddress } from './scope.js';
-export type { ReleasedCredential, ReleaseReply } from './secret-release.js';
+export type { ReleaseReply } from './secret-release.js';

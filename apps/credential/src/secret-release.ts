@@ -5,9 +5,9 @@ import {
   leaseIsLive,
   requestError,
   Status,
-  type CredentialType,
   type ErrorReply,
   type Lease,
+  type ReleasedCredential,
 } from '@postern/contract';
 import { encodeKvKey, kvGetJson, type Journal, type JournalResources } from '@postern/journal';
 import { isMalformedRequest, type WarningLog } from '@postern/service';
@@ -15,16 +15,6 @@ import { parsePublicKey, sealTo, VaultDecryptError } from '@postern/vault';
 import { CREDENTIAL_JOURNAL, CREDENTIAL_LOG, CREDENTIAL_RESOURCES } from './credential.constants.js';
 import { foldHistory } from './invocation-fold.js';
 import { VaultKeeper } from './vault-keeper.js';
-
-export interface ReleasedCredential {
-  id: string;
-  version: number;
-  type: CredentialType;
-  injection: CredentialType;
-  user?: string;
-  header_name?: string;
-  param?: string;
-}
 
 export type ReleaseReply = { secret_sealed: string; credential: ReleasedCredential } | ErrorReply;
 

@@ -5,6 +5,7 @@ import {
   Outcome,
   EvidenceSource,
   type Classification,
+  type ReleasedCredential,
   type TargetPolicy,
 } from '@postern/contract';
 import { putHttpResult, type HandleVerdict } from '@postern/journal';
@@ -17,7 +18,6 @@ import { observationFromReport, type ResponseFacts } from './observation-from-re
 import { sameOriginLocation, withoutBodyHeaders } from './redirect-follow.js';
 import { callerHeadersOf, planRequest, type BoundTarget } from './request-plan.js';
 import { responseFacts } from './response-facts.js';
-import type { ReleasedCredential } from './secret-release.js';
 import { resultToStore } from './stored-result.js';
 import type { ExchangeContext } from './exchange-context.js';
 import { PostDispatchWriter } from './post-dispatch-writer.js';

@@ -15,6 +15,7 @@ import {
   Stage,
   subjects,
   type Binding,
+  type ReleasedCredential,
   type StoredEvent,
   type TargetPolicy,
 } from '@postern/contract';
@@ -33,7 +34,7 @@ import { hasCancel, type InvocationPlan } from './invocation-plan.js';
 import { followUpMethod, proxyAddress } from './redirect-follow.js';
 import { targetOf, type BoundTarget } from './request-plan.js';
 import { sshSecretForms } from './ssh-secret-forms.js';
-import { requestSecret, type ReleasedCredential } from './secret-release.js';
+import { requestSecret } from './secret-release.js';
 import { SshExchange } from './ssh-exchange.js';
 import { sshTargetOf, type SshBoundTarget } from './ssh-target.js';
 

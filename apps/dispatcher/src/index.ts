@@ -46,7 +46,7 @@ export {
   unknownData,
 } from './attempt-evidence.js';
 export { requestSecret } from './secret-release.js';
-export type { ReleaseRequest, ReleaseResult, ReleasedCredential } from './secret-release.js';
+export type { ReleaseRequest, ReleaseResult } from './secret-release.js';
 export { dispatcherDraft, writerName } from './dispatcher-event.js';
 export { stdoutLog, silentLog, errorName } from './dispatcher-log.js';
 export type { DispatcherLog, LogFields } from './dispatcher-log.js';

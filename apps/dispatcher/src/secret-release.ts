@@ -1,17 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { Code, CODES, type CredentialType } from '@postern/contract';
+import { Code, CODES, type ReleasedCredential } from '@postern/contract';
 import { generateSealKeyPair, openSealed, publicKeyBase64 } from '@postern/vault';
 import { SecretReleaseError } from './errors.js';
-
-export interface ReleasedCredential {
-  id: string;
-  version: number;
-  type: CredentialType;
-  injection: CredentialType;
-  user?: string;
-  header_name?: string;
-  param?: string;
-}
 
 export interface ReleaseRequest {
   invocation_id: string;

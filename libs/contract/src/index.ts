@@ -64,6 +64,7 @@ export { DeferredRetry, DEFERRED_RETRIES, isRetryRule, resolveRetry } from './re
 export type { RetryContext, RetryRule } from './retry-rule.js';
 export { Stage, STAGES } from './stage.js';
 export { CredentialType } from './target-policy.js';
+export type { ReleasedCredential } from './released-credential.js';
 export type {
   CredentialMeta,
   DispatchPolicy,
