@@ -1,5 +1,4 @@
 import { Code, EventType, Outcome, Phase, Retry } from '@postern/contract';
-import { Journal } from '@postern/journal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpFixture } from './support/http-fixture.js';
 
@@ -22,13 +21,8 @@ async function crashAndRecover(point: string, path: string) {
     credential: 'local-api',
     http: { method: 'POST', url: `${f.plain.origin}${path}`, body: { json: { charge: 1 } } },
   });
-  const deadline = Date.now() + 30_000;
-  let view = submitted;
-  for (let i = 0; i < 150 && Date.now() < deadline && view.status !== 'resolved'; i++) {
-    await new Promise((r) => setTimeout(r, 200));
-    view = await f.stack.request('actions.get', { invocation_id: submitted.invocation_id });
-  }
-  const events = await new Journal(f.stack.res, f.stack.prefix, 'e2e-reader').read(submitted.invocation_id);
+  const view = await f.stack.untilResolved(submitted.invocation_id);
+  const events = await f.stack.events(submitted.invocation_id);
   return { view, types: events.map((e) => e.type), f };
 }
 

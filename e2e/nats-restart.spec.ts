@@ -40,11 +40,7 @@ describe('nats-server restarts while a request is in flight', () => {
     // The body comes 1 s after the headers: NATS is down then, and for longer than the 2 s lease.
     await f.stack.nats.restart({ downForMs: DOWN_MS });
 
-    let view = await f.stack.requestUntilAnswered('actions.get', { invocation_id: id });
-    for (let i = 0; i < 100 && view.status !== 'resolved'; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      view = await f.stack.requestUntilAnswered('actions.get', { invocation_id: id });
-    }
+    const view = await f.stack.untilResolved(id);
     expect(view, JSON.stringify(view)).toMatchObject({ status: 'resolved', outcome: Outcome.committed, error: null });
     expect(f.plain.effects(PATH)).toBe(1);
 

@@ -140,6 +140,21 @@ export class RunningStack {
     throw new Error(`${subject} never answered within ${withinMs} ms: ${String(last)}`);
   }
 
+  /**
+   * Reads the record (`actions.get`) until it is resolved or `withinMs`
+   * passes, and returns the last one read; it never waits on `actions.await`,
+   * so a service that dies and restarts meanwhile leaves no request hanging.
+   */
+  async untilResolved(invocationId: string, withinMs = 30_000): Promise<any> {
+    const deadline = Date.now() + withinMs;
+    let view = await this.requestUntilAnswered('actions.get', { invocation_id: invocationId });
+    for (let i = 0; i < 300 && Date.now() < deadline && view.status !== 'resolved'; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      view = await this.requestUntilAnswered('actions.get', { invocation_id: invocationId });
+    }
+    return view;
+  }
+
   /** The invocation's events, as any reader of the journal sees them. */
   events(invocationId: string): Promise<StoredEvent[]> {
     return new Journal(this.res, this.prefix, 'e2e-reader').read(invocationId);
